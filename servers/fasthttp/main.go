@@ -1,0 +1,108 @@
+// Command fasthttp serves the hellobench page with github.com/valyala/fasthttp:
+// one RequestHandler that routes on ctx.Path, as fasthttp's own examples do.
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"log"
+	"net"
+	"os"
+	"os/signal"
+	"runtime"
+	"syscall"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"hellobench/page"
+)
+
+var (
+	path   = []byte(page.Path)
+	http10 = []byte("HTTP/1.0")
+	http11 = []byte("HTTP/1.1")
+)
+
+// hello answers the whole contract at the handler level. fasthttp adds Date,
+// Server and Content-Length, and drops the body of a HEAD response.
+func hello(ctx *fasthttp.RequestCtx) {
+	// fasthttp accepts any "HTTP/x.y" and answers it as 1.1 or 1.0; the
+	// contract wants other versions refused.
+	if p := ctx.Request.Header.Protocol(); !bytes.Equal(p, http11) && !bytes.Equal(p, http10) {
+		ctx.Error("HTTP Version Not Supported", fasthttp.StatusHTTPVersionNotSupported)
+		ctx.SetConnectionClose()
+		return
+	}
+	if !bytes.Equal(ctx.Path(), path) {
+		ctx.Error("Not Found", fasthttp.StatusNotFound)
+		return
+	}
+	if !ctx.IsGet() && !ctx.IsHead() {
+		ctx.Error("Method Not Allowed", fasthttp.StatusMethodNotAllowed)
+		ctx.Response.Header.Set("Allow", page.Allow) // after Error, which resets headers
+		return
+	}
+	ctx.SetContentType(page.ContentType)
+	ctx.SetBody(page.HTML)
+}
+
+func newServer(headerTimeout, idleTimeout time.Duration) *fasthttp.Server {
+	return &fasthttp.Server{
+		Handler: hello,
+		Name:    "fasthttp",
+		// ReadTimeout runs from a request's first byte to its end, so it
+		// bounds slow headers; IdleTimeout bounds the wait for the next one.
+		ReadTimeout: headerTimeout,
+		IdleTimeout: idleTimeout,
+		// The read buffer must hold the whole header section: 8 KiB caps it
+		// there, and fasthttp answers 431 past it.
+		ReadBufferSize: 8 << 10,
+		// The handler reads no header by name, so skipping the
+		// canonicalisation of every header name saves work per request.
+		DisableHeaderNamesNormalizing: true,
+		// Keep the concurrency default; only the log is quieted: fasthttp
+		// logs each connection error, which is per-request noise.
+		Logger: quiet{},
+	}
+}
+
+// quiet drops fasthttp's per-connection error log lines.
+type quiet struct{}
+
+func (quiet) Printf(string, ...any) {}
+
+func main() {
+	addr := flag.String("addr", ":8081", "listen `address`")
+	headerTimeout := flag.Duration("header-timeout", 10*time.Second, "close a connection whose request is not complete within this `duration`")
+	idleTimeout := flag.Duration("idle-timeout", 60*time.Second, "close a keep-alive connection idle for this `duration`")
+	flag.Parse()
+
+	srv := newServer(*headerTimeout, *idleTimeout)
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		log.Fatalf("fasthttp: %v", err)
+	}
+
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		<-sig
+		// Shutdown closes the listener, then waits for requests in flight;
+		// the contract allows 5 s in all.
+		ctx, cancel := context.WithTimeout(context.Background(), 4*time.Second)
+		defer cancel()
+		if err := srv.ShutdownWithContext(ctx); err != nil {
+			log.Printf("fasthttp: shutdown: %v", err)
+		}
+	}()
+
+	log.Printf("fasthttp: listening on %s (GOMAXPROCS=%d)", ln.Addr(), runtime.GOMAXPROCS(0))
+	if err := srv.Serve(ln); err != nil {
+		log.Fatalf("fasthttp: %v", err)
+	}
+	<-done // Serve returns as soon as Shutdown closes the listener
+}

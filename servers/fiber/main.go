@@ -1,0 +1,92 @@
+// Command fiber serves the hellobench page with github.com/gofiber/fiber/v2,
+// the Express-style router on top of fasthttp.
+package main
+
+import (
+	"flag"
+	"log"
+	"net"
+	"os"
+	"os/signal"
+	"runtime"
+	"syscall"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"hellobench/page"
+)
+
+func newApp(headerTimeout, idleTimeout time.Duration) *fiber.App {
+	app := fiber.New(fiber.Config{
+		ServerHeader:          "fiber",
+		DisableStartupMessage: true, // one log line, ours
+		// Only /hello/world itself: not /hello/world/ nor /Hello/World.
+		StrictRouting: true,
+		CaseSensitive: true,
+		// fasthttp's ReadTimeout runs from a request's first byte to its end,
+		// so it bounds slow headers; IdleTimeout bounds the wait for the next.
+		ReadTimeout: headerTimeout,
+		IdleTimeout: idleTimeout,
+		// The read buffer must hold the whole header section: 8 KiB caps it
+		// there, and fasthttp answers 431 past it.
+		ReadBufferSize: 8 << 10,
+		// No handler reads a header by name, so skip canonicalising them.
+		DisableHeaderNormalizing: true,
+	})
+
+	// fasthttp accepts any "HTTP/x.y"; the contract refuses versions other
+	// than 1.0 and 1.1.
+	app.Use(func(c *fiber.Ctx) error {
+		switch string(c.Request().Header.Protocol()) {
+		case "HTTP/1.1", "HTTP/1.0":
+			return c.Next()
+		}
+		c.Set(fiber.HeaderConnection, "close")
+		return fiber.ErrHTTPVersionNotSupported
+	})
+
+	// Get registers HEAD too; fiber drops the body of a HEAD response.
+	app.Get(page.Path, func(c *fiber.Ctx) error {
+		c.Set(fiber.HeaderContentType, page.ContentType)
+		return c.Send(page.HTML)
+	})
+	// Fiber answers other methods 405 on its own but without Allow.
+	app.All(page.Path, func(c *fiber.Ctx) error {
+		c.Set(fiber.HeaderAllow, page.Allow)
+		return fiber.ErrMethodNotAllowed
+	})
+	return app
+}
+
+func main() {
+	addr := flag.String("addr", ":8082", "listen `address`")
+	headerTimeout := flag.Duration("header-timeout", 10*time.Second, "close a connection whose request is not complete within this `duration`")
+	idleTimeout := flag.Duration("idle-timeout", 60*time.Second, "close a keep-alive connection idle for this `duration`")
+	flag.Parse()
+
+	app := newApp(*headerTimeout, *idleTimeout)
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		log.Fatalf("fiber: %v", err)
+	}
+
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		<-sig
+		// Shutdown closes the listener, then waits for requests in flight;
+		// the contract allows 5 s in all.
+		if err := app.ShutdownWithTimeout(4 * time.Second); err != nil {
+			log.Printf("fiber: shutdown: %v", err)
+		}
+	}()
+
+	log.Printf("fiber: listening on %s (GOMAXPROCS=%d)", ln.Addr(), runtime.GOMAXPROCS(0))
+	if err := app.Listener(ln); err != nil {
+		log.Fatalf("fiber: %v", err)
+	}
+	<-done // Listener returns as soon as Shutdown closes the listener
+}

@@ -1,0 +1,86 @@
+// Command nethttp serves the hellobench page with net/http alone: a ServeMux
+// with a Go 1.22 method pattern and an http.Server with the contract's limits.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"log"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"runtime"
+	"strconv"
+	"syscall"
+	"time"
+
+	"hellobench/page"
+)
+
+var contentLength = strconv.Itoa(page.Size)
+
+// hello answers GET and HEAD /hello/world. net/http adds Date, drops the body
+// for HEAD, and answers 404 for other paths and 405 with Allow for other
+// methods, because the pattern names a method.
+func hello(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("Content-Type", page.ContentType)
+	h.Set("Content-Length", contentLength)
+	w.Write(page.HTML)
+}
+
+func newServer(addr string, headerTimeout, idleTimeout time.Duration) *http.Server {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET "+page.Path, hello) // GET also matches HEAD
+	return &http.Server{
+		Addr: addr,
+		// Every answer the handler gives, 404 and 405 included, names the stack.
+		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Server", "nethttp")
+			mux.ServeHTTP(w, r)
+		}),
+		ReadHeaderTimeout: headerTimeout,
+		IdleTimeout:       idleTimeout,
+		// net/http reads MaxHeaderBytes plus 4096 bytes of slack before it
+		// answers 431, so 4 KiB here caps the header section at 8 KiB.
+		MaxHeaderBytes: 4 << 10,
+		// No per-request logging: errors such as bad TLS handshakes only.
+		ErrorLog: log.New(os.Stderr, "nethttp: ", 0),
+	}
+}
+
+func main() {
+	addr := flag.String("addr", ":8080", "listen `address`")
+	headerTimeout := flag.Duration("header-timeout", 10*time.Second, "close a connection whose request headers are not complete within this `duration`")
+	idleTimeout := flag.Duration("idle-timeout", 60*time.Second, "close a keep-alive connection idle for this `duration`")
+	flag.Parse()
+
+	srv := newServer(*addr, *headerTimeout, *idleTimeout)
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		log.Fatalf("nethttp: %v", err)
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		<-ctx.Done()
+		// Shutdown closes the listener and idle connections, then waits for
+		// requests in flight; the contract allows 5 s in all.
+		sctx, cancel := context.WithTimeout(context.Background(), 4*time.Second)
+		defer cancel()
+		if err := srv.Shutdown(sctx); err != nil {
+			srv.Close()
+		}
+	}()
+
+	log.Printf("nethttp: listening on %s (GOMAXPROCS=%d)", ln.Addr(), runtime.GOMAXPROCS(0))
+	if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+		log.Fatalf("nethttp: %v", err)
+	}
+	<-done // Serve returns as soon as Shutdown starts
+}
