@@ -5,6 +5,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"flag"
 	"log"
 	"net"
@@ -62,9 +63,24 @@ func newServer(headerTimeout, idleTimeout time.Duration) *fasthttp.Server {
 		// The handler reads no header by name, so skipping the
 		// canonicalisation of every header name saves work per request.
 		DisableHeaderNamesNormalizing: true,
-		// Keep the concurrency default; only the log is quieted: fasthttp
-		// logs each connection error, which is per-request noise.
+		ErrorHandler:                  parseError,
+		// fasthttp logs each connection error, which is per-request noise.
 		Logger: quiet{},
+	}
+}
+
+// parseError answers a request fasthttp could not read. The default handler
+// misses timeouts that arrive wrapped and calls them 400.
+func parseError(ctx *fasthttp.RequestCtx, err error) {
+	var small *fasthttp.ErrSmallBuffer
+	var nerr net.Error
+	switch {
+	case errors.As(err, &small):
+		ctx.Error("Request Header Fields Too Large", fasthttp.StatusRequestHeaderFieldsTooLarge)
+	case errors.As(err, &nerr) && nerr.Timeout():
+		ctx.Error("Request Timeout", fasthttp.StatusRequestTimeout)
+	default:
+		ctx.Error("Bad Request", fasthttp.StatusBadRequest)
 	}
 }
 

@@ -36,6 +36,13 @@ func newRouter() *gin.Engine {
 	r.RedirectFixedPath = false
 	r.Use(func(c *gin.Context) {
 		c.Header("Server", "gin")
+		// net/http serves HTTP/1.2 and up as 1.1 (RFC 9110 section 2.5
+		// allows it); the contract refuses versions other than 1.0/1.1.
+		if c.Request.ProtoMinor > 1 {
+			c.Header("Connection", "close")
+			c.String(http.StatusHTTPVersionNotSupported, "HTTP Version Not Supported")
+			c.Abort()
+		}
 	})
 	r.GET(page.Path, hello)
 	r.HEAD(page.Path, hello)

@@ -39,6 +39,13 @@ func newServer(addr string, headerTimeout, idleTimeout time.Duration) *http.Serv
 		// Every answer the handler gives, 404 and 405 included, names the stack.
 		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Server", "nethttp")
+			// net/http serves HTTP/1.2 and up as 1.1 (RFC 9110 section 2.5
+			// allows it); the contract refuses versions other than 1.0/1.1.
+			if r.ProtoMinor > 1 {
+				w.Header().Set("Connection", "close")
+				http.Error(w, "HTTP Version Not Supported", http.StatusHTTPVersionNotSupported)
+				return
+			}
 			mux.ServeHTTP(w, r)
 		}),
 		ReadHeaderTimeout: headerTimeout,

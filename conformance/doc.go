@@ -1,0 +1,9 @@
+// Package conformance holds the one HTTP/1.1 contract suite that every
+// hellobench server must pass. The tests start each server binary as a real
+// process on a loopback port and speak raw TCP to it, so that pipelining,
+// split requests, HTTP/1.0, bad input, timeouts and shutdown are checked as a
+// client would meet them. Real clients (curl, ab, wrk) are run against every
+// server too.
+//
+// Adding a server is one line in the targets table (targets_test.go).
+package conformance

@@ -1,0 +1,124 @@
+package conformance
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+	"time"
+)
+
+// A conn is a raw TCP connection to a server under test.
+type conn struct {
+	t  *testing.T
+	c  *net.TCPConn
+	br *bufio.Reader
+}
+
+func dial(t *testing.T, addr string) *conn {
+	t.Helper()
+	c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	if err != nil {
+		t.Fatalf("dial %s: %v", addr, err)
+	}
+	t.Cleanup(func() { c.Close() })
+	tc := c.(*net.TCPConn)
+	tc.SetNoDelay(true) // so each write of a split request is its own segment
+	return &conn{t: t, c: tc, br: bufio.NewReader(tc)}
+}
+
+// send writes s in one write.
+func (c *conn) send(s string) {
+	c.t.Helper()
+	c.c.SetWriteDeadline(time.Now().Add(5 * time.Second))
+	if _, err := io.WriteString(c.c, s); err != nil {
+		c.t.Fatalf("write: %v", err)
+	}
+}
+
+// A response is one parsed response with its body read in full.
+type response struct {
+	*http.Response
+	body []byte
+}
+
+// read reads one response to a request with the given method, within 5 s.
+func (c *conn) read(method string) *response {
+	c.t.Helper()
+	r, err := c.tryRead(method)
+	if err != nil {
+		c.t.Fatalf("reading the response to %s: %v", method, err)
+	}
+	return r
+}
+
+func (c *conn) tryRead(method string) (*response, error) {
+	c.c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	resp, err := http.ReadResponse(c.br, &http.Request{Method: method})
+	if err != nil {
+		return nil, err
+	}
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, err
+	}
+	return &response{resp, body}, nil
+}
+
+// closedWithin reports whether the server closes the connection within d
+// without sending anything more; leftover bytes fail the test.
+func (c *conn) expectClosed(d time.Duration) {
+	c.t.Helper()
+	c.c.SetReadDeadline(time.Now().Add(d))
+	b, err := c.br.ReadByte()
+	switch {
+	case err == nil:
+		rest, _ := c.br.Peek(c.br.Buffered())
+		c.t.Fatalf("expected the connection closed, read %q", append([]byte{b}, rest...))
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		c.t.Fatalf("connection still open after %v", d)
+	case errors.Is(err, io.EOF), isReset(err):
+	default:
+		c.t.Fatalf("expected the connection closed: %v", err)
+	}
+}
+
+// expectOpen checks that nothing arrives and the connection stays open for d.
+func (c *conn) expectOpen(d time.Duration) {
+	c.t.Helper()
+	c.c.SetReadDeadline(time.Now().Add(d))
+	b, err := c.br.ReadByte()
+	switch {
+	case err == nil:
+		c.t.Fatalf("unexpected byte %q on an idle connection", b)
+	case errors.Is(err, os.ErrDeadlineExceeded):
+	default:
+		c.t.Fatalf("connection closed, expected it open: %v", err)
+	}
+}
+
+func isReset(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "connection reset")
+}
+
+// hasToken reports whether a comma-separated header such as Connection lists
+// tok, case-insensitively.
+func hasToken(h http.Header, name, tok string) bool {
+	for _, v := range h.Values(name) {
+		for _, f := range strings.Split(v, ",") {
+			if strings.EqualFold(strings.TrimSpace(f), tok) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// netDial makes one connection attempt with a short timeout.
+func netDial(addr string) (net.Conn, error) {
+	return net.DialTimeout("tcp", addr, 500*time.Millisecond)
+}
