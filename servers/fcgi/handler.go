@@ -1,0 +1,48 @@
+package main
+
+import (
+	"net/http"
+	"strconv"
+
+	"hellobench/page"
+)
+
+var contentLength = strconv.Itoa(page.Size)
+
+// hello answers the contract behind lighttpd: 200 with the page for GET and
+// HEAD at page.Path, 405 for other methods there, 404 elsewhere. It sets no
+// Server header: lighttpd adds its own.
+type hello struct{}
+
+func (hello) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	if r.URL.Path != page.Path {
+		plain(w, http.StatusNotFound)
+		return
+	}
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		h.Set("Allow", page.Allow)
+		plain(w, http.StatusMethodNotAllowed)
+		return
+	}
+	h.Set("Content-Type", page.ContentType)
+	// net/http/fcgi sets no Content-Length; without one lighttpd would
+	// chunk the body (HTTP/1.1) or close the connection (HTTP/1.0).
+	h.Set("Content-Length", contentLength)
+	w.WriteHeader(http.StatusOK)
+	// net/http/fcgi sends whatever is written, HEAD or not; lighttpd would
+	// drop it, but not writing it spares the copy over the socket.
+	if r.Method != http.MethodHead {
+		w.Write(page.HTML)
+	}
+}
+
+// plain writes a short text body for an error status, with its length.
+func plain(w http.ResponseWriter, code int) {
+	body := strconv.Itoa(code) + " " + http.StatusText(code) + "\n"
+	h := w.Header()
+	h.Set("Content-Type", "text/plain; charset=utf-8")
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(code)
+	w.Write([]byte(body))
+}

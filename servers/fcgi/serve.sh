@@ -1,0 +1,74 @@
+#!/bin/sh
+# serve.sh runs the fcgi application behind lighttpd in the foreground:
+#
+#   serve.sh [CPU [PROCS [ADDR]]]
+#
+# CPU is the core lighttpd and the application are pinned to (default 0;
+# empty: not pinned), PROCS the application's GOMAXPROCS (default 1), ADDR
+# lighttpd's listen address, host:port or :port (default :8085).
+#
+# The application is built (or, with FCGI_BIN set, copied) into a fresh
+# temporary directory that also holds the FastCGI socket; the directory is
+# removed on exit. INT and TERM both stop lighttpd gracefully: in-flight
+# responses finish, then lighttpd stops the application. Other FCGI_*
+# variables of lighttpd.conf (timeouts, user) pass through.
+set -eu
+
+cpu=${1-0}
+procs=${2-1}
+addr=${3-:8085}
+dir=$(cd "$(dirname "$0")" && pwd)
+
+# lighttpd lives in sbin, which a normal user's PATH may lack.
+PATH=$PATH:/usr/sbin:/usr/local/sbin
+if ! command -v lighttpd >/dev/null; then
+	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+		echo "serve.sh: lighttpd not found; installing the Debian package lighttpd" >&2
+		DEBIAN_FRONTEND=noninteractive apt-get install -y lighttpd >&2
+		# The package starts its system service on port 80; we want only ours.
+		service lighttpd stop >/dev/null 2>&1 || true
+	else
+		echo "serve.sh: lighttpd not found: install the Debian package lighttpd (apt-get install lighttpd)" >&2
+		exit 1
+	fi
+fi
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/hellobench-fcgi.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+if [ -n "${FCGI_BIN-}" ]; then
+	cp "$FCGI_BIN" "$tmp/fcgi"
+else
+	(cd "$dir" && go build -o "$tmp/fcgi" .)
+fi
+# Started by root, lighttpd serves as FCGI_USER, which must be able to run
+# the binary and create the socket here.
+if [ "$(id -u)" = 0 ]; then
+	chown "${FCGI_USER:-nobody}" "$tmp"
+	chmod 755 "$tmp/fcgi"
+fi
+
+host=${addr%:*}
+host=${host#[}
+host=${host%]}
+export FCGI_HOST="${host:-0.0.0.0}"
+export FCGI_PORT="${addr##*:}"
+export FCGI_BIN="$tmp/fcgi"
+export FCGI_SOCKET="$tmp/app.sock"
+export GOMAXPROCS="$procs"
+
+if [ -n "$cpu" ]; then
+	taskset -c "$cpu" lighttpd -D -f "$dir/lighttpd.conf" &
+else
+	lighttpd -D -f "$dir/lighttpd.conf" &
+fi
+pid=$!
+# SIGINT is lighttpd's graceful stop; its SIGTERM drops requests in flight.
+trap 'kill -INT $pid 2>/dev/null || true' INT TERM
+status=0
+wait $pid || status=$?
+# A trapped signal interrupts wait; wait again for lighttpd's own status.
+while kill -0 $pid 2>/dev/null; do
+	status=0
+	wait $pid || status=$?
+done
+exit $status
