@@ -1,0 +1,24 @@
+package main
+
+import (
+	"net"
+	"testing"
+	"time"
+
+	"hellobench/bench/memconn"
+)
+
+// The server loop without a network: gin's engine on http.Server.Serve, over in-memory
+// connections that replay a request, as fasthttp's server_timing_test.go.
+
+func serve(l net.Listener) error {
+	return newServer("", 10*time.Second, 60*time.Second).Serve(l)
+}
+
+func BenchmarkServeKeepAlive(b *testing.B) {
+	memconn.Bench(b, serve, []byte("GET /hello/world HTTP/1.1\r\nHost: bench\r\n\r\n"), true)
+}
+
+func BenchmarkServeClose(b *testing.B) {
+	memconn.Bench(b, serve, []byte("GET /hello/world HTTP/1.1\r\nHost: bench\r\nConnection: close\r\n\r\n"), false)
+}
