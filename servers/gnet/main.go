@@ -1,0 +1,87 @@
+// Command gnet serves the hellobench page on github.com/panjf2000/gnet/v2,
+// an event-loop networking library with no HTTP in it: the HTTP/1.1 request
+// parser (parser.go) and response writer (response.go) are this program's own.
+//
+// It is a complete server, not a benchmark special: it validates requests
+// per RFC 9112, reads requests split over any number of reads, answers
+// pipelined ones in order in one write, consumes bodies (chunked included),
+// enforces header and idle timeouts, and drains on SIGINT or SIGTERM.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"log"
+	"os"
+	"os/signal"
+	"runtime"
+	"syscall"
+	"time"
+
+	"github.com/panjf2000/gnet/v2"
+)
+
+func main() {
+	addr := flag.String("addr", ":8084", "listen `address`")
+	headerTimeout := flag.Duration("header-timeout", 10*time.Second, "close a connection whose request headers are not complete within this `duration`")
+	idleTimeout := flag.Duration("idle-timeout", 60*time.Second, "close a keep-alive connection idle for this `duration`")
+	flag.Parse()
+	if *headerTimeout <= 0 || *idleTimeout <= 0 {
+		fmt.Fprintln(os.Stderr, "gnet: -header-timeout and -idle-timeout must be positive")
+		os.Exit(2)
+	}
+
+	s := newServer(*addr, *headerTimeout, *idleTimeout)
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	done := make(chan error, 1)
+	go func() { done <- gnet.Run(s, "tcp://"+*addr, options()...) }()
+
+	select {
+	case err := <-done:
+		if err == nil {
+			err = errors.New("engine stopped")
+		}
+		log.Fatalf("gnet: %v", err)
+	case <-s.booted:
+	}
+	select {
+	case err := <-done:
+		log.Fatalf("gnet: engine stopped: %v", err)
+	case <-sig:
+	}
+	// The contract allows 5 s from the signal to exit: up to 3 s for
+	// requests in flight, then up to 1 s for the engine to stop.
+	s.shutdown(3 * time.Second)
+	<-done
+}
+
+func options() []gnet.Option {
+	return []gnet.Option{
+		// One event loop per P: GOMAXPROCS from the environment decides, as
+		// for the other servers. (WithMulticore would use NumCPU instead.)
+		gnet.WithNumEventLoop(runtime.GOMAXPROCS(0)),
+		// OnTick drives the timeouts and the Date cache: no timer, no
+		// goroutine per connection.
+		gnet.WithTicker(true),
+		// The default, said here: responses leave at once, no Nagle delay.
+		gnet.WithTCPNoDelay(gnet.TCPNoDelay),
+		// The default, said here: one listening socket and one acceptor. With
+		// SO_REUSEPORT each loop would accept on its own socket, which saves a
+		// hand-off per new connection but lets a second server bind the same
+		// port unnoticed, and shutdown would have several sockets to close.
+		gnet.WithReusePort(false),
+		// gnet logs each start and stop through zap; keep its errors only.
+		gnet.WithLogger(quiet{}),
+	}
+}
+
+// quiet passes gnet's errors to the log package and drops the rest.
+type quiet struct{}
+
+func (quiet) Debugf(string, ...any)             {}
+func (quiet) Infof(string, ...any)              {}
+func (quiet) Warnf(string, ...any)              {}
+func (quiet) Errorf(format string, args ...any) { log.Printf("gnet: "+format, args...) }
+func (quiet) Fatalf(format string, args ...any) { log.Fatalf("gnet: "+format, args...) }

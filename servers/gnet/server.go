@@ -1,0 +1,284 @@
+package main
+
+import (
+	"context"
+	"log"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/panjf2000/gnet/v2"
+	"golang.org/x/sys/unix"
+)
+
+const (
+	// tick is how often each event loop refreshes its clock and Date and
+	// looks for connections past their deadline: the precision of the
+	// timeouts, and the staleness bound of Date within a second.
+	tick = 100 * time.Millisecond
+	// linger is how long a closing connection, its response sent and its
+	// write side shut, reads and drops what the client still sends, so that
+	// closing does not reset the connection under the client's last response.
+	linger = time.Second
+	// maxPending bounds the responses queued for a client that sends
+	// requests without reading the answers.
+	maxPending = 1 << 20
+)
+
+// Phases of a connection, for its deadline.
+const (
+	phaseIdle    = iota // between requests (or none yet): idle timeout
+	phaseRequest        // a request's header section has started: header timeout
+	phaseBody           // reading a body: header timeout, renewed as it streams
+	phaseFlush          // last response still being written
+	phaseLinger         // last response sent, write side shut
+)
+
+// server is the gnet.EventHandler. Each connection's state lives in its
+// gnet.Conn context, each event loop's in a loop; both are touched only on
+// that event loop's goroutine, so they need no locks.
+type server struct {
+	gnet.BuiltinEventEngine
+
+	addr          string
+	headerTimeout int64 // nanoseconds
+	idleTimeout   int64
+	start         time.Time // origin of the loops' monotonic clocks
+
+	eng      gnet.Engine
+	booted   chan struct{} // closed by OnBoot
+	lnfd     int           // the listener's descriptor, found at boot
+	draining atomic.Bool   // set on SIGINT or SIGTERM
+	active   atomic.Int64  // open connections
+
+	mu    sync.Mutex // guards loops, read by the ticker goroutine
+	loops []*loop
+}
+
+// loop is the state of one event loop.
+type loop struct {
+	el       gnet.EventLoop
+	now      int64 // nanoseconds since server.start, as of the last tick
+	clock    clock
+	draining bool
+	conns    []*conn // for the sweep
+	out      []byte  // responses of one OnTraffic call, reused
+}
+
+// conn is the state of one connection.
+type conn struct {
+	c        gnet.Conn
+	loop     *loop
+	idx      int // in loop.conns
+	p        Parser
+	phase    int
+	deadline int64
+	closed   bool
+
+	// The answer to the request being read, chosen when its header section
+	// completes and sent when its body has been read.
+	reply *reply
+	head  bool
+	conn  int
+}
+
+func newServer(addr string, headerTimeout, idleTimeout time.Duration) *server {
+	return &server{
+		addr:          addr,
+		headerTimeout: int64(headerTimeout + tick), // one tick: never early
+		idleTimeout:   int64(idleTimeout + tick),
+		start:         time.Now(),
+		booted:        make(chan struct{}),
+		lnfd:          -1,
+	}
+}
+
+func (s *server) OnBoot(eng gnet.Engine) gnet.Action {
+	s.eng = eng
+	s.lnfd = listenerFD(eng)
+	log.Printf("gnet: listening on %s (GOMAXPROCS=%d)", s.addr, runtime.GOMAXPROCS(0))
+	close(s.booted)
+	return gnet.None
+}
+
+func (s *server) OnOpen(c gnet.Conn) ([]byte, gnet.Action) {
+	l := s.loopOf(c.EventLoop())
+	cs := &conn{c: c, loop: l, idx: len(l.conns), phase: phaseIdle}
+	// A new connection gets the header timeout for its first request, as
+	// in net/http: it has not earned the longer idle timeout yet.
+	cs.deadline = l.now + s.headerTimeout
+	l.conns = append(l.conns, cs)
+	c.SetContext(cs)
+	s.active.Add(1)
+	if l.draining {
+		return nil, gnet.Close // accepted just before the listener closed
+	}
+	return nil, gnet.None
+}
+
+func (s *server) OnClose(c gnet.Conn, _ error) gnet.Action {
+	cs, ok := c.Context().(*conn)
+	if !ok {
+		return gnet.None
+	}
+	cs.closed = true
+	l := cs.loop
+	last := l.conns[len(l.conns)-1]
+	l.conns[cs.idx] = last
+	last.idx = cs.idx
+	l.conns[len(l.conns)-1] = nil
+	l.conns = l.conns[:len(l.conns)-1]
+	s.active.Add(-1)
+	return gnet.None
+}
+
+func (s *server) OnTraffic(c gnet.Conn) gnet.Action {
+	cs := c.Context().(*conn)
+	if cs.phase >= phaseFlush {
+		_, _ = c.Discard(-1) // past the last request: dropped
+		return gnet.None
+	}
+	l := cs.loop
+	in, _ := c.Peek(-1)
+	n, out, closing, served := cs.serve(in, l.out[:0], l.clock.date[:], l.draining)
+	l.out = out[:0]
+	if closing {
+		n = -1 // whatever follows the last request is dropped
+	}
+	if n != 0 { // Discard(0) would drop everything
+		_, _ = c.Discard(n)
+	}
+	if len(out) > 0 {
+		_, _ = c.Write(out) // sends now; what the socket refuses, gnet queues
+	}
+	if cs.closed { // the write failed and gnet closed the connection
+		return gnet.None
+	}
+	switch {
+	case closing:
+		cs.phase = phaseFlush
+		cs.deadline = l.now + s.idleTimeout // for a client that does not read
+		s.flushed(cs)
+	case cs.p.InBody():
+		cs.phase = phaseBody
+		cs.deadline = l.now + s.headerTimeout
+	case cs.p.Idle() && n == len(in):
+		cs.phase = phaseIdle
+		cs.deadline = l.now + s.idleTimeout
+	default: // part of a header section; its clock starts with its first byte
+		if cs.phase != phaseRequest || served > 0 {
+			cs.deadline = l.now + s.headerTimeout
+		}
+		cs.phase = phaseRequest
+	}
+	if c.OutboundBuffered() > maxPending {
+		return gnet.Close
+	}
+	return gnet.None
+}
+
+// serve parses the requests at the start of in and appends their responses
+// to out. It returns how many bytes of in it is done with, out, whether the
+// connection closes after out, and how many requests it answered.
+func (cs *conn) serve(in, out, date []byte, draining bool) (n int, _ []byte, closing bool, served int) {
+	for {
+		k, ev := cs.p.Parse(in[n:])
+		n += k
+		switch ev {
+		case More:
+			return n, out, false, served
+		case Header:
+			r := &cs.p.Req
+			cs.reply, cs.head = route(r.Method, r.Path)
+			switch {
+			case !r.KeepAlive || draining:
+				cs.conn = connClose
+			case r.Minor == 0:
+				cs.conn = connKeepAlive
+			default:
+				cs.conn = connNone
+			}
+			// Ask for the body only if none of it has come yet; a client
+			// that sent it anyway does not wait.
+			if r.Continue && n == len(in) {
+				out = append(out, continueResponse...)
+			}
+		case Done:
+			out = appendResponse(out, cs.reply, cs.head, cs.conn, date)
+			served++
+			if cs.conn == connClose {
+				return n, out, true, served
+			}
+		case Fail:
+			out = appendResponse(out, errorReply(cs.p.Status), false, connClose, date)
+			return n, out, true, served
+		}
+	}
+}
+
+// flushed shuts the write side of a closing connection once its last
+// response has left, and starts the linger: the client reads the response
+// and EOF, and closing later does not reset data it has not read yet.
+func (s *server) flushed(cs *conn) {
+	if cs.c.OutboundBuffered() > 0 {
+		return
+	}
+	_ = unix.Shutdown(cs.c.Fd(), unix.SHUT_WR)
+	cs.phase = phaseLinger
+	cs.deadline = cs.loop.now + int64(linger)
+}
+
+// OnTick runs on gnet's ticker goroutine; it hands the sweep to each event
+// loop, which runs it between its I/O events.
+func (s *server) OnTick() (time.Duration, gnet.Action) {
+	s.sweepAll()
+	return tick, gnet.None
+}
+
+func (s *server) sweepAll() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, l := range s.loops {
+		_ = l.el.Execute(context.Background(), gnet.RunnableFunc(func(context.Context) error {
+			s.sweep(l)
+			return nil
+		}))
+	}
+}
+
+// sweep refreshes a loop's clock and Date, and closes its connections that
+// are past their deadline, or idle while the server drains.
+func (s *server) sweep(l *loop) {
+	now := time.Now()
+	l.now = int64(now.Sub(s.start))
+	l.clock.update(now)
+	l.draining = s.draining.Load()
+	// Backwards, since closing moves the last connection into the slot.
+	for i := len(l.conns) - 1; i >= 0; i-- {
+		cs := l.conns[i]
+		if cs.phase == phaseFlush {
+			s.flushed(cs)
+		}
+		idle := cs.phase == phaseIdle && cs.c.OutboundBuffered() == 0
+		if l.now >= cs.deadline || (l.draining && idle) {
+			_ = l.el.Close(cs.c)
+		}
+	}
+}
+
+// loopOf returns the state of event loop el, made on its first connection.
+func (s *server) loopOf(el gnet.EventLoop) *loop {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, l := range s.loops {
+		if l.el == el {
+			return l
+		}
+	}
+	now := time.Now()
+	l := &loop{el: el, now: int64(now.Sub(s.start)), draining: s.draining.Load()}
+	l.clock.update(now)
+	s.loops = append(s.loops, l)
+	return l
+}
