@@ -1,0 +1,253 @@
+package bench
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"hellobench/bench/proc"
+)
+
+// A Mode is how the client uses its connections.
+type Mode string
+
+const (
+	KeepAlive Mode = "keepalive" // requests reuse their connection
+	Close     Mode = "close"     // one connection per request, as ab without -k
+	Pipeline  Mode = "pipeline"  // keep-alive, PipelineDepth requests in flight per connection
+)
+
+// Modes lists the modes in report order.
+var Modes = []Mode{KeepAlive, Close, Pipeline}
+
+// PipelineDepth is the number of requests a pipelining client keeps in
+// flight on each connection.
+const PipelineDepth = 16
+
+// A Load is one run of the client against a URL: Requests requests, or for
+// a duration-based client (wrk), Duration.
+type Load struct {
+	URL         string
+	Mode        Mode
+	Connections int
+	Requests    int
+	Duration    time.Duration
+}
+
+// Stats is what the client measured.
+type Stats struct {
+	Requests  int64         // complete responses
+	Elapsed   time.Duration // the client's own measure of the run
+	ReqPerSec float64
+	P50, P99  time.Duration
+}
+
+// A Client runs a load generator process pinned to a core.
+type Client interface {
+	Name() string
+	Run(l Load) (Stats, error)
+}
+
+// Loadgen runs the in-repo load generator (bin/loadgen -json).
+type Loadgen struct {
+	Bin string
+	CPU int // core to pin it to; -1: not pinned
+}
+
+func (g Loadgen) Name() string { return "loadgen" }
+
+// loadgenJSON is the part of loadgen's -json output the bench reads.
+type loadgenJSON struct {
+	Complete int64 `json:"complete"`
+	Failed   int64 `json:"failed"`
+	Failures struct {
+		Connect    int64 `json:"connect"`
+		Receive    int64 `json:"receive"`
+		Length     int64 `json:"length"`
+		Exceptions int64 `json:"exceptions"`
+		Timeout    int64 `json:"timeout"`
+	} `json:"failures"`
+	Non2xx    int64   `json:"non_2xx"`
+	Duration  float64 `json:"duration_s"`
+	ReqPerSec float64 `json:"requests_per_sec"`
+	Latency   struct {
+		P50 float64 `json:"p50"`
+		P99 float64 `json:"p99"`
+	} `json:"latency_us"`
+}
+
+// Args returns loadgen's command-line arguments for l.
+func (g Loadgen) Args(l Load) []string {
+	args := []string{"-json", "-c", strconv.Itoa(l.Connections)}
+	if l.Requests > 0 {
+		args = append(args, "-n", strconv.Itoa(l.Requests))
+	} else {
+		args = append(args, "-d", l.Duration.String())
+	}
+	switch l.Mode {
+	case KeepAlive:
+		args = append(args, "-k")
+	case Pipeline:
+		args = append(args, "-k", "-pipeline", strconv.Itoa(PipelineDepth))
+	}
+	return append(args, l.URL)
+}
+
+// Run runs loadgen and fails on any failed or non-2xx request: such a run
+// measures errors, not a server.
+func (g Loadgen) Run(l Load) (Stats, error) {
+	if l.Requests > 0 && l.Requests < l.Connections {
+		l.Connections = l.Requests
+	}
+	out, err := run(g.CPU, g.Bin, g.Args(l)...)
+	if err != nil {
+		return Stats{}, fmt.Errorf("bench: loadgen against %s: %v", l.URL, err)
+	}
+	var r loadgenJSON
+	if err := json.Unmarshal(out, &r); err != nil {
+		return Stats{}, fmt.Errorf("bench: loadgen against %s: unreadable -json output (%v): %.200q", l.URL, err, out)
+	}
+	if r.Failed > 0 || r.Non2xx > 0 {
+		f := r.Failures
+		return Stats{}, fmt.Errorf("bench: loadgen against %s: %d failed requests (connect %d, receive %d, length %d, exceptions %d, timeout %d) and %d non-2xx responses of %d",
+			l.URL, r.Failed, f.Connect, f.Receive, f.Length, f.Exceptions, f.Timeout, r.Non2xx, r.Complete)
+	}
+	if r.Complete == 0 {
+		return Stats{}, fmt.Errorf("bench: loadgen against %s: no complete request", l.URL)
+	}
+	return Stats{
+		Requests:  r.Complete,
+		Elapsed:   time.Duration(r.Duration * float64(time.Second)),
+		ReqPerSec: r.ReqPerSec,
+		P50:       time.Duration(r.Latency.P50 * float64(time.Microsecond)),
+		P99:       time.Duration(r.Latency.P99 * float64(time.Microsecond)),
+	}, nil
+}
+
+// Wrk runs wrk with one thread (wrk -t1 -cC -dD --latency). It knows only
+// keep-alive and runs for a duration.
+type Wrk struct {
+	Bin string
+	CPU int
+}
+
+func (w Wrk) Name() string { return "wrk" }
+
+var (
+	wrkTotal   = regexp.MustCompile(`(\d+) requests in ([0-9.]+)(us|ms|s|m)`)
+	wrkRate    = regexp.MustCompile(`Requests/sec:\s+([0-9.]+)`)
+	wrkErrors  = regexp.MustCompile(`Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)`)
+	wrkNon2xx  = regexp.MustCompile(`Non-2xx or 3xx responses: (\d+)`)
+	wrkPercent = regexp.MustCompile(`(?m)^\s+(50|99)(?:\.000)?%\s+([0-9.]+)(us|ms|s)`)
+)
+
+// Run runs wrk and fails on socket errors or non-2xx responses.
+func (w Wrk) Run(l Load) (Stats, error) {
+	if l.Mode != KeepAlive {
+		return Stats{}, fmt.Errorf("bench: wrk runs keep-alive only, not %s", l.Mode)
+	}
+	// wrk takes whole seconds.
+	secs := int((l.Duration + time.Second - 1) / time.Second)
+	if secs <= 0 {
+		secs = 5
+	}
+	bin := w.Bin
+	if bin == "" {
+		bin = "wrk"
+	}
+	out, err := run(w.CPU, bin, "-t1", "-c"+strconv.Itoa(l.Connections), "-d"+strconv.Itoa(secs)+"s", "--latency", l.URL)
+	if err != nil {
+		return Stats{}, fmt.Errorf("bench: wrk against %s: %v", l.URL, err)
+	}
+	return parseWrk(string(out))
+}
+
+func parseWrk(out string) (Stats, error) {
+	var s Stats
+	m := wrkTotal.FindStringSubmatch(out)
+	r := wrkRate.FindStringSubmatch(out)
+	if m == nil || r == nil {
+		return s, fmt.Errorf("bench: unreadable wrk output: %.300q", out)
+	}
+	s.Requests, _ = strconv.ParseInt(m[1], 10, 64)
+	s.Elapsed = parseUnit(m[2], m[3])
+	s.ReqPerSec, _ = strconv.ParseFloat(r[1], 64)
+	for _, p := range wrkPercent.FindAllStringSubmatch(out, -1) {
+		if p[1] == "50" {
+			s.P50 = parseUnit(p[2], p[3])
+		} else {
+			s.P99 = parseUnit(p[2], p[3])
+		}
+	}
+	var failed int64
+	if e := wrkErrors.FindStringSubmatch(out); e != nil {
+		for _, v := range e[1:] {
+			n, _ := strconv.ParseInt(v, 10, 64)
+			failed += n
+		}
+	}
+	if n := wrkNon2xx.FindStringSubmatch(out); n != nil {
+		v, _ := strconv.ParseInt(n[1], 10, 64)
+		failed += v
+	}
+	if failed > 0 {
+		return s, fmt.Errorf("bench: wrk: %d socket errors or non-2xx responses in %d requests", failed, s.Requests)
+	}
+	if s.Requests == 0 {
+		return s, errors.New("bench: wrk: no complete request")
+	}
+	return s, nil
+}
+
+func parseUnit(v, unit string) time.Duration {
+	f, _ := strconv.ParseFloat(v, 64)
+	switch unit {
+	case "us":
+		return time.Duration(f * float64(time.Microsecond))
+	case "ms":
+		return time.Duration(f * float64(time.Millisecond))
+	case "m":
+		return time.Duration(f * float64(time.Minute))
+	}
+	return time.Duration(f * float64(time.Second))
+}
+
+// run runs a client pinned to cpu with GOMAXPROCS=1 in its own process
+// group, and returns its stdout; a non-zero exit becomes an error with its
+// stderr. A client that outlives its exit (it should not) is killed.
+func run(cpu int, name string, args ...string) ([]byte, error) {
+	cmd := proc.Pinned(cpu, name, args...)
+	cmd.Env = append(os.Environ(), "GOMAXPROCS=1")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.WaitDelay = 100 * time.Millisecond
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout = &stdout
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	if cmd.Process != nil {
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		if !waitGone(cmd.Process.Pid) {
+			return nil, fmt.Errorf("%s: processes of group %d still running after SIGKILL", name, cmd.Process.Pid)
+		}
+	}
+	if err != nil {
+		var ee *exec.ExitError
+		msg := strings.TrimSpace(stderr.String())
+		if msg == "" {
+			msg = strings.TrimSpace(stdout.String())
+		}
+		if errors.As(err, &ee) {
+			return nil, fmt.Errorf("%s exited with status %d: %s", name, ee.ExitCode(), msg)
+		}
+		return nil, fmt.Errorf("%s: %v", name, err)
+	}
+	return stdout.Bytes(), nil
+}

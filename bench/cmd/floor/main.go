@@ -1,0 +1,259 @@
+// Command floor is the bench's syscall floor: a deliberately stripped HTTP
+// responder that no real server should be. One thread runs an epoll loop;
+// for every complete request (bytes up to a blank line, "\r\n\r\n") it
+// writes the same canned 200 response carrying the hellobench page. It
+// parses nothing else: no method, no path, no headers, except for two
+// substrings that say whether to close the connection after the answer, so
+// that one-connection-per-request clients work too. A request body would be
+// taken for the next request.
+//
+// What it costs per request is the accept/read/write/close work every
+// server must do, plus almost nothing: the yardstick the real servers are
+// measured against.
+package main
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"log"
+	"net"
+	"os"
+	"os/signal"
+	"runtime"
+	"strconv"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"hellobench/page"
+)
+
+func main() {
+	addr := flag.String("addr", ":8086", "listen `address` (host:port)")
+	flag.Parse()
+	// One OS thread does all the work.
+	runtime.LockOSThread()
+
+	lfd, err := listen(*addr)
+	if err != nil {
+		log.Fatalf("floor: %v", err)
+	}
+	ep, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+	if err != nil {
+		log.Fatalf("floor: epoll: %v", err)
+	}
+	if err := unix.EpollCtl(ep, unix.EPOLL_CTL_ADD, lfd, &unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(lfd)}); err != nil {
+		log.Fatalf("floor: epoll: %v", err)
+	}
+
+	// A signal stops the loop through a pipe that epoll watches.
+	stop := make([]int, 2)
+	if err := unix.Pipe2(stop, unix.O_NONBLOCK|unix.O_CLOEXEC); err != nil {
+		log.Fatalf("floor: %v", err)
+	}
+	unix.EpollCtl(ep, unix.EPOLL_CTL_ADD, stop[0], &unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(stop[0])})
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-sig
+		unix.Write(stop[1], []byte{1})
+	}()
+
+	log.Printf("floor: listening on %s (GOMAXPROCS=%d)", *addr, runtime.GOMAXPROCS(0))
+	serve(ep, lfd, stop[0])
+}
+
+// listen opens a non-blocking listening socket on addr.
+func listen(addr string) (int, error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return -1, err
+	}
+	p, err := strconv.Atoi(port)
+	if err != nil {
+		return -1, err
+	}
+	var ip [4]byte
+	if host != "" {
+		a := net.ParseIP(host).To4()
+		if a == nil {
+			return -1, errors.New("floor: listens on IPv4 addresses only, not " + host)
+		}
+		copy(ip[:], a)
+	}
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return -1, err
+	}
+	unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_REUSEADDR, 1)
+	if err := unix.Bind(fd, &unix.SockaddrInet4{Port: p, Addr: ip}); err != nil {
+		return -1, err
+	}
+	return fd, unix.Listen(fd, 4096)
+}
+
+// A conn is what the loop keeps per connection: unanswered request bytes
+// and response bytes the socket has not taken yet. Buffers are reused.
+type conn struct {
+	in, out []byte
+	sent    int  // bytes of out already written
+	polling bool // EPOLLOUT requested
+	closing bool // close once out is written
+}
+
+var (
+	head = "HTTP/1.1 200 OK\r\nServer: floor\r\nContent-Type: " + page.ContentType +
+		"\r\nContent-Length: " + strconv.Itoa(len(page.HTML)) + "\r\nDate: "
+	closeHeader     = []byte("Connection: close\r\n")
+	keepAliveHeader = []byte("Connection: keep-alive\r\n")
+	crlf2           = []byte("\r\n\r\n")
+)
+
+// response is the canned answer, rebuilt when the second changes so that
+// Date stays true.
+type response struct {
+	sec  int64
+	date []byte // head + date + "\r\n"
+}
+
+func (r *response) refresh() {
+	now := time.Now()
+	if now.Unix() == r.sec {
+		return
+	}
+	r.sec = now.Unix()
+	r.date = append(append([]byte(head), now.UTC().Format(http1Time)...), "\r\n"...)
+}
+
+const http1Time = "Mon, 02 Jan 2006 15:04:05 GMT"
+
+func serve(ep, lfd, stop int) {
+	conns := map[int]*conn{}
+	events := make([]unix.EpollEvent, 256)
+	buf := make([]byte, 64<<10)
+	var resp response
+	for {
+		n, err := unix.EpollWait(ep, events, -1)
+		if err != nil {
+			if err == unix.EINTR {
+				continue
+			}
+			log.Fatalf("floor: epoll_wait: %v", err)
+		}
+		resp.refresh()
+		for _, ev := range events[:n] {
+			fd := int(ev.Fd)
+			switch {
+			case fd == stop:
+				return
+			case fd == lfd:
+				accept(ep, lfd, conns)
+			default:
+				c := conns[fd]
+				if c == nil {
+					continue
+				}
+				if ev.Events&(unix.EPOLLIN|unix.EPOLLHUP|unix.EPOLLERR) != 0 && !c.closing {
+					if !read(fd, c, buf, &resp) {
+						closeConn(fd, conns)
+						continue
+					}
+				}
+				if !flush(ep, fd, c) {
+					closeConn(fd, conns)
+				}
+			}
+		}
+	}
+}
+
+func accept(ep, lfd int, conns map[int]*conn) {
+	for {
+		fd, _, err := unix.Accept4(lfd, unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC)
+		if err != nil {
+			return // EAGAIN: no more for now; anything else: try next time
+		}
+		unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1)
+		if err := unix.EpollCtl(ep, unix.EPOLL_CTL_ADD, fd, &unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLRDHUP, Fd: int32(fd)}); err != nil {
+			unix.Close(fd)
+			continue
+		}
+		conns[fd] = &conn{}
+	}
+}
+
+// read reads what the socket has and answers each complete request. It
+// returns false when the peer has gone.
+func read(fd int, c *conn, buf []byte, resp *response) bool {
+	n, err := unix.Read(fd, buf)
+	if err == unix.EAGAIN {
+		return true
+	}
+	if n <= 0 {
+		return false
+	}
+	c.in = append(c.in, buf[:n]...)
+	off := 0 // start of the first unanswered request in c.in
+	for {
+		i := bytes.Index(c.in[off:], crlf2)
+		if i < 0 {
+			break
+		}
+		req := c.in[off : off+i+4]
+		c.out = append(c.out, resp.date...)
+		// The only reading of the request: HTTP/1.0 closes unless it asks
+		// for keep-alive, and "close" closes.
+		keep := !bytes.Contains(req, []byte("lose\r\n"))
+		if bytes.Contains(req[:bytes.IndexByte(req, '\r')], []byte("HTTP/1.0")) {
+			keep = bytes.Contains(req, []byte("eep-alive")) || bytes.Contains(req, []byte("eep-Alive"))
+			if keep {
+				c.out = append(c.out, keepAliveHeader...)
+			}
+		}
+		if !keep {
+			c.out = append(c.out, closeHeader...)
+		}
+		c.out = append(append(c.out, "\r\n"...), page.HTML...)
+		off += i + 4
+		if !keep {
+			c.closing = true
+			off = len(c.in)
+			break
+		}
+	}
+	// Keep a partial request, moved to the start of the buffer.
+	c.in = append(c.in[:0], c.in[off:]...)
+	return true
+}
+
+// flush writes pending output; it asks epoll for EPOLLOUT while the socket
+// is full. It returns false when the connection should be closed.
+func flush(ep, fd int, c *conn) bool {
+	for c.sent < len(c.out) {
+		n, err := unix.Write(fd, c.out[c.sent:])
+		if err == unix.EAGAIN {
+			if !c.polling {
+				c.polling = true
+				unix.EpollCtl(ep, unix.EPOLL_CTL_MOD, fd, &unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLOUT | unix.EPOLLRDHUP, Fd: int32(fd)})
+			}
+			return true
+		}
+		if err != nil {
+			return false
+		}
+		c.sent += n
+	}
+	c.out, c.sent = c.out[:0], 0
+	if c.polling {
+		c.polling = false
+		unix.EpollCtl(ep, unix.EPOLL_CTL_MOD, fd, &unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLRDHUP, Fd: int32(fd)})
+	}
+	return !c.closing
+}
+
+func closeConn(fd int, conns map[int]*conn) {
+	delete(conns, fd)
+	unix.Close(fd) // closing also removes it from the epoll set
+}
