@@ -1,0 +1,167 @@
+// Command versus compares servers side by side on one core: each target in
+// turn is started pinned to CPU 0 with GOMAXPROCS=1 and driven by a client
+// pinned to CPU 1, round after round (A B C A B C ...), and the medians of
+// the rounds are printed with each target's CPU time per request as a ratio
+// to the first target's.
+//
+// Usage:
+//
+//	versus [-client wrk|loadgen] [-c 50] [-d 5s] [-rounds 3] target...
+//
+// Targets: nethttp, gin, fasthttp, fiber, gnet, fcgi (lighttpd and the
+// application's CPU are shown apart), nginx, lighttpd-static, floor.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"log"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"hellobench/bench"
+)
+
+func main() {
+	log.SetFlags(0)
+	log.SetPrefix("versus: ")
+	clientName := flag.String("client", "loadgen", "load generator: `wrk` (keep-alive only) or loadgen")
+	conns := flag.Int("c", 50, "connections")
+	dur := flag.Duration("d", 5*time.Second, "duration of each measured run (wrk: whole seconds)")
+	rounds := flag.Int("rounds", 3, "rounds; each runs every target once, in order")
+	mode := flag.String("mode", "keepalive", "loadgen's mode: keepalive, close or pipeline")
+	flag.Usage = func() {
+		fmt.Fprintf(os.Stderr, "usage: versus [-client wrk|loadgen] [-c 50] [-d 5s] [-rounds 3] target...\ntargets: %s\n", strings.Join(append(append([]string{}, bench.Go...), bench.Refs...), ", "))
+		flag.PrintDefaults()
+	}
+	flag.Parse()
+	targets := flag.Args()
+	if len(targets) == 0 {
+		flag.Usage()
+		os.Exit(2)
+	}
+	for _, t := range targets {
+		if !slices.Contains(bench.Go, t) && !slices.Contains(bench.Refs, t) {
+			log.Fatalf("unknown target %q", t)
+		}
+	}
+	if *rounds < 1 || *conns < 1 || *dur <= 0 {
+		log.Fatal("-rounds, -c and -d must be positive")
+	}
+	if !slices.Contains([]bench.Mode{bench.KeepAlive, bench.Close, bench.Pipeline}, bench.Mode(*mode)) {
+		log.Fatalf("unknown -mode %q", *mode)
+	}
+
+	cfg, err := bench.DefaultConfig()
+	if err != nil {
+		log.Fatal(err)
+	}
+	var client bench.Client
+	switch *clientName {
+	case "wrk":
+		if *mode != string(bench.KeepAlive) {
+			log.Fatal("wrk runs keep-alive only")
+		}
+		bin, err := exec.LookPath("wrk")
+		if err != nil {
+			log.Fatal("wrk is not installed (Debian package wrk)")
+		}
+		client = bench.Wrk{Bin: bin, CPU: cfg.ClientCPU}
+	case "loadgen":
+		bin, err := cfg.Binary("loadgen")
+		if err != nil {
+			log.Fatal(err)
+		}
+		client = bench.Loadgen{Bin: bin, CPU: cfg.ClientCPU}
+	default:
+		log.Fatalf("unknown -client %q: wrk or loadgen", *clientName)
+	}
+
+	results := make(map[string][]bench.Result)
+	for r := 1; r <= *rounds; r++ {
+		for _, t := range targets {
+			res, err := once(cfg, client, t, bench.Load{Mode: bench.Mode(*mode), Connections: *conns, Duration: *dur})
+			if err != nil {
+				log.Fatal(err)
+			}
+			flag := ""
+			if res.ClientBound() {
+				flag = " client-bound"
+			}
+			fmt.Fprintf(os.Stderr, "round %d %-16s %9.0f req/s %7.2f µs/req %4.0f%% busy%s\n", r, t, res.ReqPerSec, res.CPUPerRequest(), res.Busy(), flag)
+			results[t] = append(results[t], res)
+		}
+	}
+	fmt.Printf("%s, %d connections, %v per run, %s, median of %d rounds; server on CPU %d (GOMAXPROCS=1), client on CPU %d\n\n",
+		client.Name(), *conns, *dur, *mode, *rounds, cfg.ServerCPU, cfg.ClientCPU)
+	print(targets, results)
+}
+
+// once starts target, warms it up, measures one run and stops it.
+func once(cfg bench.Config, client bench.Client, target string, l bench.Load) (bench.Result, error) {
+	s, err := cfg.Start(target, "")
+	if err != nil {
+		return bench.Result{}, err
+	}
+	defer func() {
+		if err := s.Stop(); err != nil {
+			log.Print(err)
+		}
+	}()
+	l.URL = s.URL()
+	warm := l
+	warm.Duration = time.Second
+	if _, ok := client.(bench.Loadgen); ok {
+		warm.Duration, warm.Requests = 0, 5000
+	}
+	if _, err := client.Run(warm); err != nil {
+		return bench.Result{}, fmt.Errorf("%s: warm-up: %v", target, err)
+	}
+	return bench.Measure(s, client, l)
+}
+
+func print(targets []string, results map[string][]bench.Result) {
+	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(w, "target\treq/s\tCPU µs/req\t(server + app)\tbusy %\tCPU vs "+targets[0]+"\tceiling req/s\t\t")
+	base := median(results[targets[0]], bench.Result.CPUPerRequest)
+	for _, t := range targets {
+		rs := results[t]
+		cpu := median(rs, bench.Result.CPUPerRequest)
+		split := ""
+		if rs[0].AppCPU > 0 {
+			split = fmt.Sprintf("%.2f + %.2f", median(rs, serverPerRequest), median(rs, appPerRequest))
+		}
+		busy := median(rs, bench.Result.Busy)
+		note := ""
+		if busy < bench.Saturated {
+			note = "client-bound"
+		}
+		fmt.Fprintf(w, "%s\t%.0f\t%.2f\t%s\t%.0f\t%.2f\t%.0f\t%s\t\n", t,
+			median(rs, func(r bench.Result) float64 { return r.ReqPerSec }), cpu, split, busy, cpu/base, 1e6/cpu, note)
+	}
+	w.Flush()
+}
+
+func serverPerRequest(r bench.Result) float64 {
+	return float64(r.ServerCPU) / float64(time.Microsecond) / float64(r.Requests)
+}
+
+func appPerRequest(r bench.Result) float64 {
+	return float64(r.AppCPU) / float64(time.Microsecond) / float64(r.Requests)
+}
+
+func median(rs []bench.Result, f func(bench.Result) float64) float64 {
+	v := make([]float64, len(rs))
+	for i, r := range rs {
+		v[i] = f(r)
+	}
+	slices.Sort(v)
+	if n := len(v); n%2 == 0 {
+		return (v[n/2-1] + v[n/2]) / 2
+	}
+	return v[len(v)/2]
+}
