@@ -1,0 +1,124 @@
+package main
+
+import (
+	"bytes"
+	"testing"
+	"time"
+)
+
+// What wrk sends, and what a browser sends.
+var (
+	wrkRequest     = []byte("GET /hello/world HTTP/1.1\r\nHost: 127.0.0.1:8084\r\n\r\n")
+	browserRequest = []byte("GET /hello/world?lang=en HTTP/1.1\r\n" +
+		"Host: localhost:8084\r\n" +
+		"User-Agent: Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0\r\n" +
+		"Accept: text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8\r\n" +
+		"Accept-Language: en-US,en;q=0.5\r\n" +
+		"Accept-Encoding: gzip, deflate, br, zstd\r\n" +
+		"Connection: keep-alive\r\n" +
+		"Upgrade-Insecure-Requests: 1\r\n" +
+		"Sec-Fetch-Dest: document\r\n" +
+		"Sec-Fetch-Mode: navigate\r\n" +
+		"Sec-Fetch-Site: none\r\n" +
+		"Priority: u=0, i\r\n\r\n")
+)
+
+// BenchmarkParse measures the parser alone on one request, header and
+// (empty) body.
+func BenchmarkParse(b *testing.B) {
+	for _, bc := range []struct {
+		name string
+		req  []byte
+	}{{"wrk", wrkRequest}, {"browser", browserRequest}} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(bc.req)))
+			var p Parser
+			for b.Loop() {
+				n, ev := p.Parse(bc.req)
+				if ev != Header {
+					b.Fatalf("event %d, want Header", ev)
+				}
+				if _, ev = p.Parse(bc.req[n:]); ev != Done {
+					b.Fatalf("event %d, want Done", ev)
+				}
+			}
+		})
+	}
+}
+
+// serveStream replays in, read by read, through one connection's serve as
+// OnTraffic does, and returns the requests answered.
+func serveStream(b *testing.B, cs *conn, in, out, date []byte) (int, []byte) {
+	n, out, closing, served := cs.serve(in, out[:0], date, false)
+	if n != len(in) || closing {
+		b.Fatalf("served %d of %d bytes, closing %v", n, len(in), closing)
+	}
+	return served, out
+}
+
+// BenchmarkServeKeepAlive measures parser, router and response writer for
+// one keep-alive request per read, as a wrk connection sends them: what the
+// server adds to gnet's loop and the system calls.
+func BenchmarkServeKeepAlive(b *testing.B) {
+	b.ReportAllocs()
+	var c clock
+	c.update(time.Now())
+	cs := &conn{}
+	out := make([]byte, 0, 4096)
+	served := 0
+	for b.Loop() {
+		var k int
+		k, out = serveStream(b, cs, wrkRequest, out, c.date[:])
+		served += k
+	}
+	if served != b.N {
+		b.Fatalf("served %d requests, want %d", served, b.N)
+	}
+	if !bytes.HasPrefix(out, []byte("HTTP/1.1 200 OK\r\n")) {
+		b.Fatalf("response %q", out)
+	}
+}
+
+// BenchmarkServePipelined measures the same with 16 requests in each read.
+func BenchmarkServePipelined(b *testing.B) {
+	b.ReportAllocs()
+	const depth = 16
+	var c clock
+	c.update(time.Now())
+	in := bytes.Repeat(wrkRequest, depth)
+	cs := &conn{}
+	out := make([]byte, 0, 16<<10)
+	served := 0
+	for i := 0; i < b.N; i += depth {
+		var k int
+		k, out = serveStream(b, cs, in, out, c.date[:])
+		served += k
+	}
+	if want := (b.N + depth - 1) / depth * depth; served != want {
+		b.Fatalf("served %d requests, want %d", served, want)
+	}
+}
+
+// BenchmarkServeClose measures a request that closes its connection, with
+// the connection state that OnOpen makes for it.
+func BenchmarkServeClose(b *testing.B) {
+	b.ReportAllocs()
+	req := []byte("GET /hello/world HTTP/1.0\r\nHost: 127.0.0.1:8084\r\n\r\n")
+	var c clock
+	c.update(time.Now())
+	out := make([]byte, 0, 4096)
+	served := 0
+	for b.Loop() {
+		cs := &conn{}
+		n, o, closing, k := cs.serve(req, out[:0], c.date[:], false)
+		if n != len(req) || !closing || k != 1 {
+			b.Fatalf("served %d of %d bytes, closing %v, %d requests", n, len(req), closing, k)
+		}
+		out = o
+		served += k
+	}
+	if served != b.N {
+		b.Fatalf("served %d requests, want %d", served, b.N)
+	}
+}

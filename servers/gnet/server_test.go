@@ -1,0 +1,357 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/panjf2000/gnet/v2"
+	"golang.org/x/sys/unix"
+
+	"hellobench/page"
+)
+
+// start runs a server with a real gnet engine on a loopback port and
+// returns it with its address; the engine stops when the test ends.
+func start(t *testing.T, headerTimeout, idleTimeout time.Duration) (*server, string) {
+	t.Helper()
+	s := newServer("127.0.0.1:0", headerTimeout, idleTimeout)
+	done := make(chan error, 1)
+	go func() { done <- gnet.Run(s, "tcp://127.0.0.1:0", options()...) }()
+	select {
+	case err := <-done:
+		t.Fatalf("gnet.Run: %v", err)
+	case <-s.booted:
+	}
+	fd, err := s.eng.Dup()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sa, err := unix.Getsockname(fd)
+	unix.Close(fd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := fmt.Sprintf("127.0.0.1:%d", sa.(*unix.SockaddrInet4).Port)
+	t.Cleanup(func() {
+		if !s.draining.Load() {
+			s.shutdown(0)
+		}
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			t.Error("engine did not stop")
+		}
+	})
+	return s, addr
+}
+
+// exchange sends the pieces with a pause between them, then reads until
+// EOF, and returns what it read and the read error (nil at EOF).
+func exchange(t *testing.T, addr string, pieces ...string) ([]byte, error) {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for i, p := range pieces {
+		if i > 0 {
+			time.Sleep(5 * time.Millisecond)
+		}
+		if _, err := io.WriteString(c, p); err != nil {
+			t.Fatalf("write: %v", err)
+		}
+	}
+	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	return io.ReadAll(c)
+}
+
+// responses parses the responses in b, for requests of the given methods.
+func responses(t *testing.T, b []byte, methods ...string) []*http.Response {
+	t.Helper()
+	br := bufio.NewReader(bytes.NewReader(b))
+	var rs []*http.Response
+	for _, m := range methods {
+		r, err := http.ReadResponse(br, &http.Request{Method: m})
+		if err != nil {
+			t.Fatalf("response %d of %q: %v", len(rs), b, err)
+		}
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			t.Fatalf("response %d body: %v", len(rs), err)
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		rs = append(rs, r)
+	}
+	if rest, _ := io.ReadAll(br); len(rest) > 0 {
+		t.Fatalf("after %d responses, %q", len(rs), rest)
+	}
+	return rs
+}
+
+func body(r *http.Response) string {
+	b, _ := io.ReadAll(r.Body)
+	return string(b)
+}
+
+func TestServe(t *testing.T) {
+	_, addr := start(t, 10*time.Second, 10*time.Second)
+	const (
+		req   = "GET /hello/world HTTP/1.1\r\nHost: h\r\n\r\n"
+		close = "GET /hello/world HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n"
+	)
+
+	t.Run("headers", func(t *testing.T) {
+		out, err := exchange(t, addr, close)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := responses(t, out, "GET")[0]
+		if r.StatusCode != 200 || body(r) != string(page.HTML) {
+			t.Fatalf("got %d %q", r.StatusCode, out)
+		}
+		want := map[string]string{
+			"Server":         "gnet",
+			"Content-Type":   page.ContentType,
+			"Content-Length": "257",
+		}
+		for k, v := range want {
+			if got := r.Header.Get(k); got != v {
+				t.Errorf("%s: %q, want %q", k, got, v)
+			}
+		}
+		if !r.Close { // net/http takes "Connection: close" out of Header
+			t.Error("no Connection: close")
+		}
+		d, err := http.ParseTime(r.Header.Get("Date"))
+		if err != nil || time.Since(d).Abs() > 2*time.Second || !strings.HasSuffix(r.Header.Get("Date"), " GMT") {
+			t.Errorf("Date %q: %v", r.Header.Get("Date"), err)
+		}
+	})
+
+	t.Run("pipelined and routed", func(t *testing.T) {
+		out, err := exchange(t, addr,
+			req+"HEAD /hello/world?x=1 HTTP/1.1\r\nHost: h\r\n\r\n"+
+				"GET /hello/world/ HTTP/1.1\r\nHost: h\r\n\r\n"+
+				"DELETE /hello/world HTTP/1.1\r\nHost: h\r\n\r\n"+close)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rs := responses(t, out, "GET", "HEAD", "GET", "DELETE", "GET")
+		for i, want := range []int{200, 200, 404, 405, 200} {
+			if rs[i].StatusCode != want {
+				t.Errorf("response %d: %d, want %d", i, rs[i].StatusCode, want)
+			}
+		}
+		if b := body(rs[1]); b != "" || rs[1].Header.Get("Content-Length") != "257" {
+			t.Errorf("HEAD: body %q, Content-Length %q", b, rs[1].Header.Get("Content-Length"))
+		}
+		if a := rs[3].Header.Get("Allow"); a != page.Allow {
+			t.Errorf("405 Allow %q", a)
+		}
+	})
+
+	t.Run("split byte by byte", func(t *testing.T) {
+		out, err := exchange(t, addr, strings.Split(req+close, "")...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range responses(t, out, "GET", "GET") {
+			if r.StatusCode != 200 {
+				t.Errorf("status %d", r.StatusCode)
+			}
+		}
+	})
+
+	t.Run("HTTP/1.0", func(t *testing.T) {
+		out, err := exchange(t, addr,
+			"GET /hello/world HTTP/1.0\r\nConnection: keep-alive\r\n\r\n"+
+				"GET /hello/world HTTP/1.0\r\n\r\n"+req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rs := responses(t, out, "GET", "GET") // and nothing for the third
+		if c := rs[0].Header.Get("Connection"); c != "keep-alive" {
+			t.Errorf("first: Connection %q", c)
+		}
+		if !rs[1].Close {
+			t.Error("second: no Connection: close")
+		}
+	})
+
+	t.Run("bodies", func(t *testing.T) {
+		chunks := fmt.Sprintf("%x\r\n%s\r\n0\r\n\r\n", len(req), req)
+		out, err := exchange(t, addr,
+			"POST /hello/world HTTP/1.1\r\nHost: h\r\nContent-Length: 38\r\n\r\n", req[:10], req[10:],
+			"GET /hello/world HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n", chunks[:20], chunks[20:],
+			close)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rs := responses(t, out, "POST", "GET", "GET")
+		for i, want := range []int{405, 200, 200} {
+			if rs[i].StatusCode != want {
+				t.Errorf("response %d: %d, want %d", i, rs[i].StatusCode, want)
+			}
+		}
+	})
+
+	t.Run("bad requests", func(t *testing.T) {
+		for _, tc := range []struct {
+			in     string
+			status int
+		}{
+			{"GET /hello/world HTTP/1.1\r\n\r\n", 400},
+			{"GET /hello/world HTTP/2.0\r\nHost: h\r\n\r\n", 505},
+			{"POST /hello/world HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: gzip\r\n\r\n", 501},
+			{"GET /hello/world HTTP/1.1\r\nHost: h\r\nX: " + strings.Repeat("x", 9000) + "\r\n\r\n", 431},
+		} {
+			// A good request first: the error comes after a response, and
+			// more bytes follow it that the server must not answer.
+			out, err := exchange(t, addr, req+tc.in+req)
+			if err != nil {
+				t.Fatalf("%.40q: read: %v (reset before the response was read?)", tc.in, err)
+			}
+			rs := responses(t, out, "GET", "GET")
+			if rs[0].StatusCode != 200 || rs[1].StatusCode != tc.status || !rs[1].Close {
+				t.Errorf("%.40q: %d then %d, close %v", tc.in, rs[0].StatusCode, rs[1].StatusCode, rs[1].Close)
+			}
+			if n, _ := fmt.Sscanf(body(rs[1]), "%d", new(int)); n != 1 {
+				t.Errorf("%.40q: error body %q", tc.in, out)
+			}
+		}
+	})
+
+	t.Run("expect 100-continue", func(t *testing.T) {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		c.SetDeadline(time.Now().Add(5 * time.Second))
+		io.WriteString(c, "PUT /hello/world HTTP/1.1\r\nHost: h\r\nExpect: 100-continue\r\nContent-Length: 5\r\nConnection: close\r\n\r\n")
+		interim := make([]byte, len(continueResponse))
+		if _, err := io.ReadFull(c, interim); err != nil || string(interim) != continueResponse {
+			t.Fatalf("interim %q: %v", interim, err)
+		}
+		io.WriteString(c, "hello")
+		out, err := io.ReadAll(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r := responses(t, out, "PUT")[0]; r.StatusCode != 405 {
+			t.Errorf("status %d", r.StatusCode)
+		}
+	})
+}
+
+// eofWithin reads from c until EOF and reports when it came, or fails.
+func eofWithin(t *testing.T, c net.Conn, limit time.Duration) time.Duration {
+	t.Helper()
+	start := time.Now()
+	c.SetReadDeadline(start.Add(limit))
+	b, err := io.ReadAll(c)
+	if err != nil || len(b) > 0 {
+		t.Fatalf("want EOF within %v, got %q, %v", limit, b, err)
+	}
+	return time.Since(start)
+}
+
+func TestTimeouts(t *testing.T) {
+	const header, idle = 300 * time.Millisecond, 900 * time.Millisecond
+	_, addr := start(t, header, idle)
+	dial := func() net.Conn {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		return c
+	}
+
+	// Headers trickling in: the clock runs from the first byte.
+	slow := dial()
+	io.WriteString(slow, "GET /hello/world HTTP/1.1\r\n")
+	go func() {
+		for range 10 {
+			time.Sleep(50 * time.Millisecond)
+			if _, err := io.WriteString(slow, "X: y\r\n"); err != nil {
+				return
+			}
+		}
+	}()
+	if d := eofWithin(t, slow, 2*time.Second); d < header-50*time.Millisecond || d > header+400*time.Millisecond {
+		t.Errorf("slow headers closed after %v, want about %v", d, header)
+	}
+
+	// An idle keep-alive connection outlives the header timeout and is
+	// closed at the idle timeout.
+	idler := dial()
+	io.WriteString(idler, "GET /hello/world HTTP/1.1\r\nHost: h\r\n\r\n")
+	r, err := http.ReadResponse(bufio.NewReader(idler), nil)
+	if err != nil || r.StatusCode != 200 {
+		t.Fatalf("response: %v", err)
+	}
+	io.Copy(io.Discard, r.Body)
+	if d := eofWithin(t, idler, 3*time.Second); d < idle-50*time.Millisecond || d > idle+400*time.Millisecond {
+		t.Errorf("idle connection closed after %v, want about %v", d, idle)
+	}
+}
+
+func TestShutdown(t *testing.T) {
+	s, addr := start(t, 10*time.Second, 10*time.Second)
+	busy, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	io.WriteString(busy, "GET /hello/world HTTP/1.1\r\nHo")
+	idle, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer idle.Close()
+	time.Sleep(50 * time.Millisecond) // both accepted
+
+	stopped := make(chan time.Duration)
+	go func() {
+		t0 := time.Now()
+		s.shutdown(3 * time.Second)
+		stopped <- time.Since(t0)
+	}()
+
+	eofWithin(t, idle, time.Second)
+	if c, err := net.DialTimeout("tcp", addr, time.Second); !errors.Is(err, unix.ECONNREFUSED) {
+		if c != nil {
+			c.Close()
+		}
+		t.Errorf("dial during shutdown: %v, want connection refused", err)
+	}
+
+	io.WriteString(busy, "st: h\r\n\r\n")
+	busy.SetReadDeadline(time.Now().Add(2 * time.Second))
+	out, err := io.ReadAll(busy)
+	if err != nil {
+		t.Fatalf("in-flight request: %q, %v", out, err)
+	}
+	r := responses(t, out, "GET")[0]
+	if r.StatusCode != 200 || !r.Close || body(r) != string(page.HTML) {
+		t.Errorf("in-flight request: %q", out)
+	}
+	select {
+	case d := <-stopped:
+		if d > 4*time.Second {
+			t.Errorf("shutdown took %v", d)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("shutdown did not return")
+	}
+}
