@@ -1,0 +1,697 @@
+package loadgen
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+const (
+	// maxTries bounds the sends of a request lost with its connection
+	// without a word from the server (a close or reset before any byte of
+	// its response), so a server that drops everything cannot loop us.
+	maxTries = 3
+	// readSize is the loop's one read buffer: large enough to take a whole
+	// pipeline batch of responses in one read(2).
+	readSize = 256 << 10
+	// maxWait caps an epoll_wait, so an idle loop still sees the stop flag.
+	maxWait = 100 * time.Millisecond
+)
+
+// Connection states.
+const (
+	closed = iota
+	connecting
+	open
+)
+
+// request is one request in flight, times from the run's start.
+type request struct {
+	start   time.Duration // send, connection start or intended send
+	sent    time.Duration // when its bytes were written
+	connect time.Duration // establishment of the connection it opened, or 0
+	tries   int32         // sends lost without a response
+}
+
+type conn struct {
+	fd       int
+	idx      int32
+	state    int
+	p        parser
+	q        []request // in flight, oldest first, from q[head]
+	head     int
+	resend   bool          // q holds requests to send again on this new connection
+	out      []byte        // bytes of the last write not yet accepted
+	served   int           // responses read on this connection
+	begin    time.Duration // connection start
+	connDur  time.Duration // establishment time, not yet given to a request
+	active   time.Duration // last send or received byte, for the timeout
+	firstRd  time.Duration // first byte of the current response
+	inflight int           // len(q) - head
+	reserved int           // requests taken for the connection before it opened
+}
+
+// loop drives its connections from one epoll instance on one OS thread.
+type loop struct {
+	cfg   *Config
+	t     *target
+	sa    unix.Sockaddr // the loop's own: Connect writes into it
+	sh    *shared
+	req   []byte
+	batch []byte // req repeated Pipeline times
+	conns []conn
+	buf   []byte
+	epfd  int
+	s     *stats
+	done  atomic.Int64 // requests counted, for progress
+
+	left     int           // requests not yet sent; -1: no limit
+	inflight int           // requests sent (or to re-send) and not yet counted
+	deadline time.Duration // 0: none
+	interval time.Duration // between intended sends, with a rate
+	next     time.Duration // next intended send, with a rate
+	check    time.Duration // next timeout scan
+	revive   []int32       // connections to open again after a failed connect
+	err      error
+}
+
+func newLoop(cfg *Config, t *target, req []byte, sh *shared, conns, n int, rate float64, first time.Duration) *loop {
+	l := &loop{
+		cfg:   cfg,
+		t:     t,
+		sh:    sh,
+		req:   req,
+		conns: make([]conn, conns),
+		buf:   make([]byte, readSize),
+		s:     newStats(),
+		left:  n,
+	}
+	for range cfg.Pipeline {
+		l.batch = append(l.batch, req...)
+	}
+	for i := range l.conns {
+		c := &l.conns[i]
+		c.idx = int32(i)
+		c.fd = -1
+		c.q = make([]request, 0, cfg.Pipeline)
+		c.p.head = cfg.Method == "HEAD"
+		c.p.wantSrv = i == 0
+	}
+	switch sa := t.sa.(type) {
+	case *unix.SockaddrInet4:
+		c := *sa
+		l.sa = &c
+	case *unix.SockaddrInet6:
+		c := *sa
+		l.sa = &c
+	}
+	l.deadline = cfg.Duration
+	l.next = first
+	if rate > 0 {
+		l.interval = time.Duration(float64(time.Second) / rate)
+		if l.interval <= 0 {
+			l.interval = 1
+		}
+	}
+	return l
+}
+
+// now is the time since the run's start, on the monotonic clock.
+func (l *loop) now() time.Duration { return time.Since(l.sh.start) }
+
+func (l *loop) run() error {
+	// One loop, one thread: its sockets and epoll stay on one core's caches
+	// and the Go scheduler never moves the loop between threads.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+
+	epfd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+	if err != nil {
+		return fmt.Errorf("epoll_create1: %v", err)
+	}
+	l.epfd = epfd
+	defer func() {
+		for i := range l.conns {
+			if l.conns[i].fd >= 0 {
+				unix.Close(l.conns[i].fd)
+			}
+		}
+		unix.Close(epfd)
+	}()
+
+	events := make([]unix.EpollEvent, len(l.conns)+1)
+	now := l.now()
+	if l.cfg.Timeout > 0 {
+		l.check = now + l.cfg.Timeout/4
+	}
+	for i := range l.conns {
+		if l.left != 0 {
+			l.open(&l.conns[i], now)
+		}
+	}
+	for l.err == nil {
+		if l.left == 0 && l.inflight == 0 {
+			break
+		}
+		if l.deadline > 0 && now >= l.deadline {
+			l.s.last = l.deadline
+			l.sh.stop.Store(true)
+			break
+		}
+		if l.sh.stop.Load() {
+			l.s.last = max(l.s.last, now)
+			if l.deadline > 0 {
+				l.s.last = min(l.s.last, l.deadline)
+			}
+			break
+		}
+		n, err := unix.EpollWait(epfd, events, l.wait(now))
+		if err != nil && err != unix.EINTR {
+			return fmt.Errorf("epoll_wait: %v", err)
+		}
+		now = l.now()
+		for _, ev := range events[:max(n, 0)] {
+			c := &l.conns[ev.Pad]
+			if c.fd != int(ev.Fd) {
+				continue // a connection closed earlier in this batch
+			}
+			l.event(c, ev.Events, now)
+			if l.err != nil {
+				break
+			}
+		}
+		if len(l.revive) > 0 {
+			l.reopen(now)
+		}
+		if l.interval > 0 {
+			l.dispatch(now)
+		}
+		if l.check > 0 && now >= l.check {
+			l.expire(now)
+			l.check = now + l.cfg.Timeout/4
+		}
+		l.done.Store(l.s.complete + l.s.failures.total())
+	}
+	return l.err
+}
+
+// wait returns epoll_wait's timeout in milliseconds.
+func (l *loop) wait(now time.Duration) int {
+	d := maxWait
+	if l.deadline > 0 {
+		d = min(d, l.deadline-now)
+	}
+	if l.interval > 0 && l.left != 0 {
+		d = min(d, l.next-now)
+	}
+	if l.check > 0 {
+		d = min(d, l.check-now)
+	}
+	if len(l.revive) > 0 {
+		d = 0
+	}
+	if d <= 0 {
+		return 0
+	}
+	return int((d + time.Millisecond - 1) / time.Millisecond)
+}
+
+// reopen opens again the connections whose connect failed.
+func (l *loop) reopen(now time.Duration) {
+	revive := l.revive
+	l.revive = l.revive[len(l.revive):]
+	for _, i := range revive {
+		if c := &l.conns[i]; c.state == closed && l.left != 0 && l.interval == 0 {
+			l.open(c, now)
+		}
+	}
+	if len(l.revive) == 0 {
+		l.revive = revive[:0]
+	}
+}
+
+func (l *loop) event(c *conn, ev uint32, now time.Duration) {
+	if c.state == connecting {
+		if ev&(unix.EPOLLERR|unix.EPOLLHUP) != 0 {
+			errno, err := unix.GetsockoptInt(c.fd, unix.SOL_SOCKET, unix.SO_ERROR)
+			if err == nil && errno != 0 {
+				err = unix.Errno(errno)
+			} else if err == nil {
+				err = unix.ECONNREFUSED
+			}
+			l.connectFailed(c, err, now)
+			return
+		}
+		if ev&unix.EPOLLOUT == 0 {
+			return
+		}
+		l.established(c, now)
+		return
+	}
+	if c.state != open {
+		return
+	}
+	if ev&(unix.EPOLLIN|unix.EPOLLRDHUP|unix.EPOLLHUP|unix.EPOLLERR) != 0 {
+		l.read(c, ev&(unix.EPOLLRDHUP|unix.EPOLLHUP|unix.EPOLLERR) != 0, now)
+	}
+	if c.state == open && len(c.out) > 0 && ev&unix.EPOLLOUT != 0 {
+		l.flush(c, now)
+	}
+}
+
+// open starts a non-blocking connect on c.
+func (l *loop) open(c *conn, now time.Duration) {
+	if l.interval == 0 && c.inflight == 0 && c.reserved == 0 {
+		// Closed loop: the connection opens for its first batch, taken
+		// now, so no connection opens without a request to send.
+		k := l.cfg.Pipeline
+		if l.left >= 0 {
+			k = min(k, l.left)
+			l.left -= k
+		}
+		if k == 0 {
+			return
+		}
+		c.reserved = k
+		l.inflight += k
+	}
+	fd, err := unix.Socket(l.t.domain, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		l.err = fmt.Errorf("socket: %v", err)
+		return
+	}
+	if l.cfg.KeepAlive {
+		// Requests go out whole in one write; Nagle would only delay the
+		// next batch behind an unacknowledged one.
+		unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1)
+	}
+	c.fd = fd
+	c.state = connecting
+	c.begin = now
+	c.active = now
+	c.served = 0
+	c.p.reset()
+	l.s.conns++
+	ev := unix.EpollEvent{
+		// Edge-triggered: registered once, never modified, so a request
+		// costs no epoll_ctl.
+		Events: unix.EPOLLIN | unix.EPOLLOUT | unix.EPOLLRDHUP | unix.EPOLLET,
+		Fd:     int32(fd),
+		Pad:    c.idx,
+	}
+	if err := unix.EpollCtl(l.epfd, unix.EPOLL_CTL_ADD, fd, &ev); err != nil {
+		l.err = fmt.Errorf("epoll_ctl: %v", err)
+		return
+	}
+	err = unix.Connect(fd, l.sa)
+	if err != nil && err != unix.EINPROGRESS {
+		l.connectFailed(c, err, now)
+	}
+	// Established or in progress: epoll reports it writable either way.
+}
+
+func (l *loop) established(c *conn, now time.Duration) {
+	c.state = open
+	c.connDur = now - c.begin
+	c.active = now
+	l.sh.connected.Store(true)
+	if c.resend {
+		c.resend = false
+		c.connDur = 0
+		for i := c.head; i < len(c.q); i++ {
+			c.q[i].sent = now
+		}
+		l.write(c, l.batch[:c.inflight*len(l.req)], now)
+		return
+	}
+	l.send(c, now)
+}
+
+// connectFailed handles a failed connect. Before any connection of the run
+// succeeded it ends the run: the target is not there. After, it fails the
+// requests that were waiting for the connection, or one request, as ab
+// counts a failed connect, and tries again.
+func (l *loop) connectFailed(c *conn, err error, now time.Duration) {
+	l.drop(c)
+	if !l.sh.connected.Load() {
+		l.err = fmt.Errorf("connect %s: %v", l.t.addr, errText(err))
+		return
+	}
+	l.failAll(c, &l.s.failures.Connect, now)
+	if l.interval > 0 && l.left != 0 && l.next <= now {
+		// With a rate, the due request the connection was opened for.
+		l.next += l.interval
+		if l.left > 0 {
+			l.left--
+		}
+		l.s.failures.Connect++
+		l.s.last = now
+	}
+	// Reopened from the loop, not from here: a connect can fail at once,
+	// and retrying in place would recurse.
+	l.revive = append(l.revive, c.idx)
+}
+
+// send writes c's next requests, if any are due: in a closed loop a batch of
+// Pipeline requests once the last batch is answered; with a rate, the
+// requests whose intended time has come, up to Pipeline in flight.
+func (l *loop) send(c *conn, now time.Duration) {
+	if c.state != open || len(c.out) > 0 || (l.left == 0 && c.reserved == 0) {
+		return
+	}
+	k := 0
+	reserved := c.reserved > 0
+	if reserved {
+		k, c.reserved = c.reserved, 0
+	} else if l.interval == 0 {
+		if c.inflight > 0 {
+			return
+		}
+		k = l.cfg.Pipeline
+	} else {
+		for k < l.cfg.Pipeline-c.inflight && l.next+time.Duration(k)*l.interval <= now {
+			k++
+		}
+	}
+	if l.left > 0 && !reserved {
+		k = min(k, l.left)
+		l.left -= k
+	}
+	if k == 0 {
+		return
+	}
+	if c.head > 0 && len(c.q)+k > cap(c.q) {
+		c.q = c.q[:copy(c.q, c.q[c.head:])]
+		c.head = 0
+	}
+	for i := range k {
+		r := request{start: now, sent: now}
+		if l.interval > 0 {
+			r.start = l.next
+			l.next += l.interval
+		} else if i == 0 && c.served == 0 && c.connDur > 0 {
+			// The request that opened the connection: ab's Connect time.
+			r.start, r.connect = c.begin, c.connDur
+		}
+		c.q = append(c.q, r)
+	}
+	c.connDur = 0
+	c.inflight += k
+	if !reserved {
+		l.inflight += k
+	}
+	l.write(c, l.batch[:k*len(l.req)], now)
+}
+
+// dispatch, with a rate, hands due requests to connections that can take
+// them, and opens connections for them when none is open.
+func (l *loop) dispatch(now time.Duration) {
+	if l.left == 0 || l.next > now {
+		return
+	}
+	due := int((now-l.next)/l.interval) + 1
+	for i := range l.conns {
+		if due <= 0 || l.left == 0 || l.next > now {
+			return
+		}
+		c := &l.conns[i]
+		switch {
+		case c.state == open:
+			l.send(c, now)
+			due = int((now-l.next)/l.interval) + 1
+		case c.state == connecting && c.inflight == 0:
+			due-- // it takes one when established
+		case c.state == closed:
+			l.open(c, now)
+			due--
+		}
+		if l.err != nil {
+			return
+		}
+	}
+}
+
+func (l *loop) write(c *conn, b []byte, now time.Duration) {
+	c.active = now
+	n, errno := rawWrite(c.fd, b)
+	if errno != 0 && errno != unix.EAGAIN {
+		l.lost(c, errno, now)
+		return
+	}
+	c.out = b[max(n, 0):]
+}
+
+// flush writes what the socket did not take before.
+func (l *loop) flush(c *conn, now time.Duration) {
+	l.write(c, c.out, now)
+}
+
+// read reads and parses what c has received. With hup, the peer has closed
+// or reset, and c is read to the end.
+func (l *loop) read(c *conn, hup bool, now time.Duration) {
+	for {
+		n, errno := rawRead(c.fd, l.buf)
+		if n > 0 {
+			now = l.now()
+			c.active = now
+			if !l.parse(c, l.buf[:n], now) {
+				return
+			}
+			if n < len(l.buf) && !hup {
+				// A short read emptied the socket; edge-triggered epoll
+				// reports the next arrival.
+				break
+			}
+			continue
+		}
+		switch {
+		case n == 0:
+			l.lost(c, nil, now)
+			return
+		case errno == unix.EAGAIN:
+		case errno == unix.EINTR:
+			continue
+		default:
+			l.lost(c, errno, now)
+			return
+		}
+		break
+	}
+	if c.state == open && c.inflight == 0 && l.left != 0 {
+		l.send(c, now)
+	}
+}
+
+// parse feeds b to c's parser and counts the responses it completes. It
+// reports false when c was closed.
+func (l *loop) parse(c *conn, b []byte, now time.Duration) bool {
+	for len(b) > 0 {
+		if !c.p.started {
+			c.firstRd = now
+		}
+		if c.inflight == 0 {
+			// Bytes nobody asked for: the connection is out of step.
+			l.close(c, now)
+			return false
+		}
+		n, done, err := c.p.feed(b)
+		b = b[n:]
+		if err != nil {
+			l.lost(c, err, now)
+			return false
+		}
+		if !done {
+			return true
+		}
+		keep := c.p.keepAlive && l.cfg.KeepAlive
+		l.complete(c, now)
+		if !keep {
+			l.close(c, now)
+			return false
+		}
+	}
+	return true
+}
+
+// complete counts the response just parsed for c's oldest request.
+func (l *loop) complete(c *conn, now time.Duration) {
+	r := &c.q[c.head]
+	s := l.s
+	p := &c.p
+	if p.status < len(s.status) {
+		s.status[p.status]++
+	} else {
+		s.status[0]++
+	}
+	if p.status < 200 || p.status > 299 {
+		s.non2xx++
+	}
+	if p.keepAlive && l.cfg.KeepAlive {
+		s.keepAlive++
+	}
+	s.bytes += p.size
+	s.html += p.body
+	if c.p.wantSrv {
+		s.server = string(p.server)
+		c.p.wantSrv = false
+	}
+	doc := l.sh.docLen.Load()
+	if doc < 0 {
+		l.sh.docLen.CompareAndSwap(-1, p.body)
+		doc = l.sh.docLen.Load()
+	}
+	if p.body != doc {
+		s.failures.Length++
+	} else {
+		s.complete++
+		total := now - r.start
+		record(s.total, int64(total))
+		record(s.connect, int64(r.connect))
+		record(s.processing, int64(total-r.connect))
+		record(s.waiting, int64(c.firstRd-r.sent))
+	}
+	s.last = now
+	c.served++
+	c.head++
+	c.inflight--
+	l.inflight--
+	if c.inflight == 0 {
+		c.q, c.head = c.q[:0], 0
+	}
+	c.p.reset()
+}
+
+// failAll counts as failed, in the counter f, the requests c holds: in
+// flight, to be re-sent or reserved.
+func (l *loop) failAll(c *conn, f *int64, now time.Duration) {
+	for c.inflight > 0 {
+		l.fail(c, f, now)
+	}
+	*f += int64(c.reserved)
+	l.inflight -= c.reserved
+	if c.reserved > 0 {
+		l.s.last = now
+	}
+	c.reserved = 0
+	c.q, c.head, c.resend = c.q[:0], 0, false
+}
+
+// fail counts c's oldest request as failed, in the counter f.
+func (l *loop) fail(c *conn, f *int64, now time.Duration) {
+	*f++
+	l.s.last = now
+	c.head++
+	c.inflight--
+	l.inflight--
+}
+
+// lost handles a connection that ended other than by our choice: closed or
+// reset by the server, a socket or parse error. err is nil for a close.
+func (l *loop) lost(c *conn, err error, now time.Duration) {
+	if err == nil && c.p.started && c.p.eof() {
+		// A body delimited by the close is complete.
+		l.complete(c, now)
+		l.close(c, now)
+		return
+	}
+	if c.inflight > 0 && c.p.started {
+		// Part of a response came: that request is lost, not to be repeated.
+		kind := &l.s.failures.Receive
+		if _, ok := err.(unix.Errno); err != nil && !ok {
+			kind = &l.s.failures.Exceptions
+		}
+		l.fail(c, kind, now)
+	}
+	// The rest had no answer. On a connection that served responses before,
+	// that is the server ending it (a keep-alive limit or idle close), so
+	// they go again on a new one; on a fresh connection, they failed.
+	for i := c.head; i < len(c.q); i++ {
+		c.q[i].tries++
+	}
+	if c.served == 0 || (c.inflight > 0 && c.q[c.head].tries >= maxTries) {
+		for c.inflight > 0 {
+			l.fail(c, &l.s.failures.Receive, now)
+		}
+	}
+	l.close(c, now)
+}
+
+// close closes c and opens it again if it has requests to re-send or the
+// loop has requests left. Requests still on c were not answered before a
+// close the server announced or caused; they are re-sent.
+func (l *loop) close(c *conn, now time.Duration) {
+	l.drop(c)
+	if c.inflight > 0 {
+		c.q = c.q[:copy(c.q, c.q[c.head:])]
+		c.head = 0
+		c.resend = true
+		l.open(c, now)
+		return
+	}
+	c.q, c.head = c.q[:0], 0
+	if l.left != 0 && l.interval == 0 {
+		l.open(c, now)
+	}
+}
+
+// drop closes c's socket; close(2) also removes it from the epoll set.
+func (l *loop) drop(c *conn) {
+	if c.fd >= 0 {
+		unix.Close(c.fd)
+	}
+	c.fd = -1
+	c.state = closed
+	c.out = nil
+	c.p.reset()
+}
+
+// expire fails the requests of connections silent for longer than the
+// timeout.
+func (l *loop) expire(now time.Duration) {
+	for i := range l.conns {
+		c := &l.conns[i]
+		if c.state == closed || now-c.active < l.cfg.Timeout {
+			continue
+		}
+		if c.inflight == 0 && c.reserved == 0 && c.state == open {
+			continue // idle, waiting for the schedule
+		}
+		l.drop(c)
+		l.failAll(c, &l.s.failures.Timeout, now)
+		if l.left != 0 && l.interval == 0 {
+			l.open(c, now)
+		}
+	}
+}
+
+// rawRead and rawWrite call read(2) and write(2) directly: the sockets are
+// non-blocking, so the scheduler's syscall bookkeeping buys nothing.
+func rawRead(fd int, b []byte) (int, unix.Errno) {
+	r, _, e := unix.RawSyscall(unix.SYS_READ, uintptr(fd), uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
+	if e != 0 {
+		return -1, e
+	}
+	return int(r), 0
+}
+
+func rawWrite(fd int, b []byte) (int, unix.Errno) {
+	r, _, e := unix.RawSyscall(unix.SYS_WRITE, uintptr(fd), uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
+	if e != 0 {
+		return -1, e
+	}
+	return int(r), 0
+}
+
+// errText is err's message without the Go type, as strerror gives it.
+func errText(err error) string {
+	var errno unix.Errno
+	if errors.As(err, &errno) {
+		return errno.Error()
+	}
+	return err.Error()
+}

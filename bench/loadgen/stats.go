@@ -1,0 +1,102 @@
+package loadgen
+
+import (
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// Histogram range: 1 ns to one hour, 3 significant digits (0.1% error).
+const (
+	histMin = 1
+	histMax = int64(time.Hour)
+	histSig = 3
+)
+
+// Failures counts failed requests by kind, as ab's "Failed requests" line
+// does, plus timeouts (-s), which ab does not count but aborts on.
+type Failures struct {
+	Connect    int64 `json:"connect"`    // the connection could not be opened
+	Receive    int64 `json:"receive"`    // read or write error, or the connection closed mid-response
+	Length     int64 `json:"length"`     // body length differs from the first response's
+	Exceptions int64 `json:"exceptions"` // malformed response or socket error event
+	Timeout    int64 `json:"timeout"`    // no response within the timeout
+}
+
+func (f *Failures) add(g *Failures) {
+	f.Connect += g.Connect
+	f.Receive += g.Receive
+	f.Length += g.Length
+	f.Exceptions += g.Exceptions
+	f.Timeout += g.Timeout
+}
+
+func (f *Failures) total() int64 {
+	return f.Connect + f.Receive + f.Length + f.Exceptions + f.Timeout
+}
+
+// stats is one event loop's record of its requests. Only that loop writes
+// it, so recording takes no lock; loops are merged when the run ends.
+type stats struct {
+	// Times in nanoseconds, as ab's Connection Times table splits them:
+	// total from the request's start (or intended start, with a rate) to its
+	// response's last byte; connect, the connection's establishment when the
+	// request opened it; waiting, from the send to the response's first byte;
+	// processing, total less connect.
+	total, connect, processing, waiting *hdrhistogram.Histogram
+
+	status    [600]int64 // by status code; others in status[0]
+	complete  int64
+	failures  Failures
+	non2xx    int64
+	keepAlive int64 // responses after which the connection stayed open
+	conns     int64 // connections opened
+	bytes     int64 // all response bytes, headers included
+	html      int64 // response body bytes
+	server    string
+	last      time.Duration // when the last request was counted, from the run's start
+}
+
+func newStats() *stats {
+	return &stats{
+		total:      hdrhistogram.New(histMin, histMax, histSig),
+		connect:    hdrhistogram.New(histMin, histMax, histSig),
+		processing: hdrhistogram.New(histMin, histMax, histSig),
+		waiting:    hdrhistogram.New(histMin, histMax, histSig),
+	}
+}
+
+// record adds one value, clamped into the histogram's range: a value is never
+// dropped, so every histogram counts every complete request.
+func record(h *hdrhistogram.Histogram, v int64) {
+	if v < 0 {
+		v = 0
+	} else if v > histMax {
+		v = histMax
+	}
+	h.RecordValue(v)
+}
+
+// merge adds s into r.
+func (r *Result) merge(s *stats) {
+	r.Latency.Merge(s.total)
+	r.Connect.Merge(s.connect)
+	r.Processing.Merge(s.processing)
+	r.Waiting.Merge(s.waiting)
+	for code, n := range s.status {
+		if n != 0 {
+			r.Status[code] += n
+		}
+	}
+	r.Complete += s.complete
+	r.Failures.add(&s.failures)
+	r.Failed = r.Failures.total()
+	r.Non2xx += s.non2xx
+	r.KeepAliveRequests += s.keepAlive
+	r.Connections += s.conns
+	r.TotalBytes += s.bytes
+	r.HTMLBytes += s.html
+	if r.ServerSoftware == "" {
+		r.ServerSoftware = s.server
+	}
+}
