@@ -42,6 +42,10 @@ var targets = []target{
 		"extension-method": {400, "fiber answers a method outside its configured RequestMethods with 400 before routing"},
 	}},
 	{name: "gin", serverHeader: "gin", start: startBinary("gin")},
+	{name: "gnet", serverHeader: "gnet", start: startBinary("gnet")},
+	{name: "fcgi", serverHeader: "lighttpd", start: startFcgi, deviations: map[string]deviation{
+		"extension-method": {501, "lighttpd answers 501 Not Implemented to a method it does not know, before any module sees the request"},
+	}},
 }
 
 // binDir holds the server binaries that TestMain builds.

@@ -71,4 +71,10 @@ while kill -0 $pid 2>/dev/null; do
 	status=0
 	wait $pid || status=$?
 done
+# lighttpd signals the application on its way out but does not wait for it;
+# wait here (5 s at most), so that nothing outlives the script.
+for _ in $(seq 50); do
+	pgrep -x -f "$tmp/fcgi" >/dev/null || break
+	sleep 0.1
+done
 exit $status
