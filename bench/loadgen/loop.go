@@ -170,9 +170,9 @@ func (l *loop) run() error {
 			}
 			break
 		}
-		n, err := unix.EpollWait(epfd, events, l.wait(now))
-		if err != nil && err != unix.EINTR {
-			return fmt.Errorf("epoll_wait: %v", err)
+		n, errno := epollWait(epfd, events, l.wait(now))
+		if errno != 0 && errno != unix.EINTR {
+			return fmt.Errorf("epoll_wait: %v", errno)
 		}
 		now = l.now()
 		for _, ev := range events[:max(n, 0)] {
@@ -206,7 +206,9 @@ func (l *loop) wait(now time.Duration) int {
 	if l.deadline > 0 {
 		d = min(d, l.deadline-now)
 	}
-	if l.interval > 0 && l.left != 0 {
+	if l.interval > 0 && l.left != 0 && l.next > now {
+		// When requests are overdue, dispatch has given them to every
+		// free connection: wait for one to free up, do not spin.
 		d = min(d, l.next-now)
 	}
 	if l.check > 0 {
@@ -667,6 +669,26 @@ func (l *loop) expire(now time.Duration) {
 			l.open(c, now)
 		}
 	}
+}
+
+// epollWait first polls without blocking, directly: under load events are
+// ready and the scheduler's syscall bookkeeping is saved. Only when none is
+// ready does it block through the scheduler, which lets other goroutines
+// (progress, signals, an in-process server) have the P meanwhile.
+func epollWait(epfd int, events []unix.EpollEvent, msec int) (int, unix.Errno) {
+	r, _, e := unix.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(epfd), uintptr(unsafe.Pointer(&events[0])),
+		uintptr(len(events)), 0, 0, 0)
+	if e != 0 || r > 0 || msec == 0 {
+		return int(r), e
+	}
+	n, err := unix.EpollWait(epfd, events, msec)
+	if err != nil {
+		if errno, ok := err.(unix.Errno); ok {
+			return 0, errno
+		}
+		return 0, unix.EINVAL
+	}
+	return n, 0
 }
 
 // rawRead and rawWrite call read(2) and write(2) directly: the sockets are
