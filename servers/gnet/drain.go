@@ -13,46 +13,59 @@ import (
 
 // Graceful shutdown. gnet's Engine.Stop closes every connection at once, in
 // flight or not, and keeps accepting until then; gnet has no call to stop
-// accepting alone. So shutdown first closes the listening socket under gnet,
+// accepting alone. So shutdown first closes the listening sockets under gnet,
 // then lets each connection finish the request it is in, and only then
 // stops the engine.
 
-// listenerFD finds the descriptor of the engine's listening socket: the one
-// open on the same socket as a duplicate that the engine hands out. It
-// returns -1 if there is none; shutdown then refuses new connections by
-// closing them as they open, instead of leaving them unanswered.
-func listenerFD(eng interface{ Dup() (int, error) }) int {
+// listenerFDs finds the descriptors of the engine's listening sockets (one
+// per event loop with SO_REUSEPORT): the listening sockets bound to the same
+// address as the one the engine hands out a duplicate of.
+func listenerFDs(eng interface{ Dup() (int, error) }) ([]int, error) {
 	dup, err := eng.Dup()
 	if err != nil {
-		log.Printf("gnet: finding the listener: %v", err)
-		return -1
+		return nil, err
 	}
 	defer unix.Close(dup)
-	var want unix.Stat_t
-	if err := unix.Fstat(dup, &want); err != nil {
-		log.Printf("gnet: finding the listener: %v", err)
-		return -1
+	want, err := unix.Getsockname(dup)
+	if err != nil {
+		return nil, err
 	}
 	ents, err := os.ReadDir("/proc/self/fd")
 	if err != nil {
-		log.Printf("gnet: finding the listener: %v", err)
-		return -1
+		return nil, err
 	}
+	var fds []int
 	for _, e := range ents {
 		fd, err := strconv.Atoi(e.Name())
 		if err != nil || fd == dup {
 			continue
 		}
-		var st unix.Stat_t
-		if unix.Fstat(fd, &st) == nil && st.Dev == want.Dev && st.Ino == want.Ino {
-			return fd
+		if on, err := unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_ACCEPTCONN); err != nil || on != 1 {
+			continue
+		}
+		if sa, err := unix.Getsockname(fd); err == nil && sameAddr(sa, want) {
+			fds = append(fds, fd)
 		}
 	}
-	log.Printf("gnet: finding the listener: no descriptor shares socket inode %d", want.Ino)
-	return -1
+	if len(fds) == 0 {
+		return nil, fmt.Errorf("no listening socket on %v", want)
+	}
+	return fds, nil
 }
 
-// closeListener closes the listening socket so that new connections are
+func sameAddr(a, b unix.Sockaddr) bool {
+	switch a := a.(type) {
+	case *unix.SockaddrInet4:
+		b, ok := b.(*unix.SockaddrInet4)
+		return ok && a.Port == b.Port && a.Addr == b.Addr
+	case *unix.SockaddrInet6:
+		b, ok := b.(*unix.SockaddrInet6)
+		return ok && a.Port == b.Port && a.Addr == b.Addr
+	}
+	return false
+}
+
+// closeListener closes a listening socket so that new connections are
 // refused, without touching the descriptor number gnet knows: it puts in its
 // place an idle listening socket of our own (bound to a loopback port, never
 // connected to), so an accept by gnet racing with this finds nothing to
@@ -82,8 +95,14 @@ func closeListener(fd int) error {
 // then stops the engine.
 func (s *server) shutdown(grace time.Duration) {
 	s.draining.Store(true)
-	if s.lnfd >= 0 {
-		if err := closeListener(s.lnfd); err != nil {
+	// Found now, not at boot: gnet opens the sockets of all loops but the
+	// first after OnBoot.
+	fds, err := listenerFDs(s.eng)
+	if err != nil {
+		log.Printf("gnet: finding the listening sockets: %v; new connections are closed, not refused", err)
+	}
+	for _, fd := range fds {
+		if err := closeListener(fd); err != nil {
 			log.Printf("gnet: closing the listener: %v", err)
 		}
 	}

@@ -46,11 +46,11 @@ type server struct {
 	idleTimeout   int64
 	start         time.Time // origin of the loops' monotonic clocks
 
-	eng      gnet.Engine
-	booted   chan struct{} // closed by OnBoot
-	lnfd     int           // the listener's descriptor, found at boot
-	draining atomic.Bool   // set on SIGINT or SIGTERM
-	active   atomic.Int64  // open connections
+	eng       gnet.Engine
+	booted    chan struct{} // closed by OnBoot
+	listeners []int         // the listening sockets' descriptors, found at boot
+	draining  atomic.Bool   // set on SIGINT or SIGTERM
+	active    atomic.Int64  // open connections
 
 	mu    sync.Mutex // guards loops, read by the ticker goroutine
 	loops []*loop
@@ -90,13 +90,11 @@ func newServer(addr string, headerTimeout, idleTimeout time.Duration) *server {
 		idleTimeout:   int64(idleTimeout + tick),
 		start:         time.Now(),
 		booted:        make(chan struct{}),
-		lnfd:          -1,
 	}
 }
 
 func (s *server) OnBoot(eng gnet.Engine) gnet.Action {
 	s.eng = eng
-	s.lnfd = listenerFD(eng)
 	log.Printf("gnet: listening on %s (GOMAXPROCS=%d)", s.addr, runtime.GOMAXPROCS(0))
 	close(s.booted)
 	return gnet.None
@@ -143,6 +141,7 @@ func (s *server) OnTraffic(c gnet.Conn) gnet.Action {
 	in, _ := c.Peek(-1)
 	n, out, closing, served := cs.serve(in, l.out[:0], l.clock.date[:], l.draining)
 	l.out = out[:0]
+	rest := len(in) - n
 	if closing {
 		n = -1 // whatever follows the last request is dropped
 	}
@@ -156,6 +155,11 @@ func (s *server) OnTraffic(c gnet.Conn) gnet.Action {
 		return gnet.None
 	}
 	switch {
+	case closing && rest == 0 && cs.p.Status == 0 && c.OutboundBuffered() == 0:
+		// A request that asked to close, fully read, its response sent:
+		// the client has nothing more to send, so closing now cannot reset
+		// the connection under the response.
+		return gnet.Close
 	case closing:
 		cs.phase = phaseFlush
 		cs.deadline = l.now + s.idleTimeout // for a client that does not read
