@@ -77,6 +77,7 @@ type loop struct {
 	next     time.Duration // next intended send, with a rate
 	check    time.Duration // next timeout scan
 	revive   []int32       // connections to open again after a failed connect
+	solo     bool          // Config.Solo
 	err      error
 }
 
@@ -170,7 +171,7 @@ func (l *loop) run() error {
 			}
 			break
 		}
-		n, errno := epollWait(epfd, events, l.wait(now))
+		n, errno := epollWait(epfd, events, l.wait(now), l.solo)
 		if errno != 0 && errno != unix.EINTR {
 			return fmt.Errorf("epoll_wait: %v", errno)
 		}
@@ -672,14 +673,24 @@ func (l *loop) expire(now time.Duration) {
 }
 
 // epollWait first polls without blocking, directly: under load events are
-// ready and the scheduler's syscall bookkeeping is saved. Only when none is
-// ready does it block through the scheduler, which lets other goroutines
-// (progress, signals, an in-process server) have the P meanwhile.
-func epollWait(epfd int, events []unix.EpollEvent, msec int) (int, unix.Errno) {
-	r, _, e := unix.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(epfd), uintptr(unsafe.Pointer(&events[0])),
-		uintptr(len(events)), 0, 0, 0)
+// ready and the scheduler's syscall bookkeeping is saved. When none is ready
+// and the run is solo (Config.Solo), it lets other goroutines run, then
+// blocks directly too: blocking through the scheduler hands the P off and
+// keeps sysmon waking every 20 µs, on the loop's own core when pinned, which
+// measured 5-8% more CPU per request. Otherwise it blocks through the
+// scheduler, and other goroutines (an in-process server) have the P
+// meanwhile.
+func epollWait(epfd int, events []unix.EpollEvent, msec int, solo bool) (int, unix.Errno) {
+	r, e := rawEpollWait(epfd, events, 0)
 	if e != 0 || r > 0 || msec == 0 {
-		return int(r), e
+		return r, e
+	}
+	if solo {
+		runtime.Gosched()
+		if r, e = rawEpollWait(epfd, events, 0); e != 0 || r > 0 {
+			return r, e
+		}
+		return rawEpollWait(epfd, events, msec)
 	}
 	n, err := unix.EpollWait(epfd, events, msec)
 	if err != nil {
@@ -689,6 +700,15 @@ func epollWait(epfd int, events []unix.EpollEvent, msec int) (int, unix.Errno) {
 		return 0, unix.EINVAL
 	}
 	return n, 0
+}
+
+func rawEpollWait(epfd int, events []unix.EpollEvent, msec int) (int, unix.Errno) {
+	r, _, e := unix.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(epfd), uintptr(unsafe.Pointer(&events[0])),
+		uintptr(len(events)), uintptr(msec), 0, 0)
+	if e != 0 {
+		return 0, e
+	}
+	return int(r), 0
 }
 
 // rawRead and rawWrite call read(2) and write(2) directly: the sockets are

@@ -103,6 +103,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		Rate:        *rate,
 		Method:      *m,
 		Headers:     hdrs,
+		Solo:        true,
 	}
 	switch {
 	case *n < 1:

@@ -3,13 +3,41 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"os/exec"
 	"strings"
 	"sync/atomic"
 	"testing"
 )
+
+// TestMain runs the command itself when asked: a run against a server in
+// this process is made from a child, because the command's event loop may
+// hold the only P (Config.Solo) while the server needs it.
+func TestMain(m *testing.M) {
+	if os.Getenv("LOADGEN_TEST_MAIN") == "1" {
+		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+// runChild runs the command in a child process.
+func runChild(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), "LOADGEN_TEST_MAIN=1")
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err := cmd.Run()
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		t.Fatal(err)
+	}
+	return cmd.ProcessState.ExitCode(), o.String(), e.String()
+}
 
 func runCLI(args ...string) (code int, stdout, stderr string) {
 	var o, e bytes.Buffer
@@ -71,7 +99,7 @@ func TestRun(t *testing.T) {
 	}))
 	defer srv.Close()
 
-	code, stdout, stderr := runCLI("-n", "300", "-c", "3", "-k", srv.URL+"/x")
+	code, stdout, stderr := runChild(t, "-n", "300", "-c", "3", "-k", srv.URL+"/x")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -92,7 +120,7 @@ func TestRun(t *testing.T) {
 
 	// Warm-up, options after the URL, JSON of three runs.
 	hits.Store(0)
-	code, stdout, stderr = runCLI("-k", "-warmup", "50", srv.URL+"/x", "-n", "100", "-repeat", "3", "-json")
+	code, stdout, stderr = runChild(t, "-k", "-warmup", "50", srv.URL+"/x", "-n", "100", "-repeat", "3", "-json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -111,7 +139,7 @@ func TestRun(t *testing.T) {
 	}
 
 	// The text report of several runs ends with the spread.
-	code, stdout, _ = runCLI("-k", "-n", "20", "-repeat", "2", srv.URL+"/x")
+	code, stdout, _ = runChild(t, "-k", "-n", "20", "-repeat", "2", srv.URL+"/x")
 	if code != 0 || !strings.Contains(stdout, "Runs (the report above is the median run") || !strings.Contains(stdout, "Spread:") {
 		t.Errorf("exit %d, report:\n%s", code, stdout)
 	}
