@@ -24,6 +24,7 @@ import (
 	"strconv"
 	"syscall"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 
@@ -130,7 +131,7 @@ func (r *response) refresh() {
 const http1Time = "Mon, 02 Jan 2006 15:04:05 GMT"
 
 func serve(ep, lfd, stop int) {
-	conns := map[int]*conn{}
+	conns := &table{}
 	events := make([]unix.EpollEvent, 256)
 	buf := make([]byte, 64<<10)
 	var resp response
@@ -151,7 +152,7 @@ func serve(ep, lfd, stop int) {
 			case fd == lfd:
 				accept(ep, lfd, conns)
 			default:
-				c := conns[fd]
+				c := conns.get(fd)
 				if c == nil {
 					continue
 				}
@@ -169,29 +170,53 @@ func serve(ep, lfd, stop int) {
 	}
 }
 
-func accept(ep, lfd int, conns map[int]*conn) {
+// The calls below never block (every socket is non-blocking), so they are
+// raw system calls: without the Go scheduler's bookkeeping around a call
+// that might block, which a floor should not pay. Only epoll_wait blocks.
+// accept4 goes without the peer's address, which nobody reads, and no
+// socket option is set: the floor makes the fewest calls a request needs.
+
+func accept(ep, lfd int, conns *table) {
 	for {
-		fd, _, err := unix.Accept4(lfd, unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC)
-		if err != nil {
+		r, _, errno := unix.RawSyscall6(unix.SYS_ACCEPT4, uintptr(lfd), 0, 0, unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0, 0)
+		if errno != 0 {
 			return // EAGAIN: no more for now; anything else: try next time
 		}
-		unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1)
-		if err := unix.EpollCtl(ep, unix.EPOLL_CTL_ADD, fd, &unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLRDHUP, Fd: int32(fd)}); err != nil {
-			unix.Close(fd)
+		fd := int(r)
+		if !epollCtl(ep, unix.EPOLL_CTL_ADD, fd, unix.EPOLLIN|unix.EPOLLRDHUP) {
+			closeFd(fd)
 			continue
 		}
-		conns[fd] = &conn{}
+		conns.open(fd)
 	}
 }
+
+func epollCtl(ep, op, fd int, events uint32) bool {
+	ev := unix.EpollEvent{Events: events, Fd: int32(fd)}
+	_, _, errno := unix.RawSyscall6(unix.SYS_EPOLL_CTL, uintptr(ep), uintptr(op), uintptr(fd), uintptr(unsafe.Pointer(&ev)), 0, 0)
+	return errno == 0
+}
+
+func rawRead(fd int, b []byte) (int, unix.Errno) {
+	r, _, errno := unix.RawSyscall(unix.SYS_READ, uintptr(fd), uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
+	return int(r), errno
+}
+
+func rawWrite(fd int, b []byte) (int, unix.Errno) {
+	r, _, errno := unix.RawSyscall(unix.SYS_WRITE, uintptr(fd), uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
+	return int(r), errno
+}
+
+func closeFd(fd int) { unix.RawSyscall(unix.SYS_CLOSE, uintptr(fd), 0, 0) }
 
 // read reads what the socket has and answers each complete request. It
 // returns false when the peer has gone.
 func read(fd int, c *conn, buf []byte, resp *response) bool {
-	n, err := unix.Read(fd, buf)
-	if err == unix.EAGAIN {
+	n, errno := rawRead(fd, buf)
+	if errno == unix.EAGAIN {
 		return true
 	}
-	if n <= 0 {
+	if errno != 0 || n <= 0 {
 		return false
 	}
 	c.in = append(c.in, buf[:n]...)
@@ -232,15 +257,15 @@ func read(fd int, c *conn, buf []byte, resp *response) bool {
 // is full. It returns false when the connection should be closed.
 func flush(ep, fd int, c *conn) bool {
 	for c.sent < len(c.out) {
-		n, err := unix.Write(fd, c.out[c.sent:])
-		if err == unix.EAGAIN {
+		n, errno := rawWrite(fd, c.out[c.sent:])
+		if errno == unix.EAGAIN {
 			if !c.polling {
 				c.polling = true
-				unix.EpollCtl(ep, unix.EPOLL_CTL_MOD, fd, &unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLOUT | unix.EPOLLRDHUP, Fd: int32(fd)})
+				epollCtl(ep, unix.EPOLL_CTL_MOD, fd, unix.EPOLLIN|unix.EPOLLOUT|unix.EPOLLRDHUP)
 			}
 			return true
 		}
-		if err != nil {
+		if errno != 0 {
 			return false
 		}
 		c.sent += n
@@ -248,12 +273,37 @@ func flush(ep, fd int, c *conn) bool {
 	c.out, c.sent = c.out[:0], 0
 	if c.polling {
 		c.polling = false
-		unix.EpollCtl(ep, unix.EPOLL_CTL_MOD, fd, &unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLRDHUP, Fd: int32(fd)})
+		epollCtl(ep, unix.EPOLL_CTL_MOD, fd, unix.EPOLLIN|unix.EPOLLRDHUP)
 	}
 	return !c.closing
 }
 
-func closeConn(fd int, conns map[int]*conn) {
-	delete(conns, fd)
-	unix.Close(fd) // closing also removes it from the epoll set
+// A table holds the connections by file descriptor. A closed connection's
+// struct and buffers are kept for the next one on that descriptor, so that
+// a connection per request allocates nothing once warm.
+type table struct {
+	byFd []*conn
+	live []bool
+}
+
+func (t *table) open(fd int) {
+	for fd >= len(t.byFd) {
+		t.byFd = append(t.byFd, &conn{})
+		t.live = append(t.live, false)
+	}
+	c := t.byFd[fd]
+	c.in, c.out, c.sent, c.polling, c.closing = c.in[:0], c.out[:0], 0, false, false
+	t.live[fd] = true
+}
+
+func (t *table) get(fd int) *conn {
+	if fd < len(t.live) && t.live[fd] {
+		return t.byFd[fd]
+	}
+	return nil
+}
+
+func closeConn(fd int, conns *table) {
+	conns.live[fd] = false
+	closeFd(fd) // closing also removes it from the epoll set
 }

@@ -34,7 +34,7 @@ func main() {
 	log.SetFlags(0)
 	log.SetPrefix("report: ")
 	run := flag.Bool("run", false, "run the in-memory and ceiling benchmarks into bench.txt first")
-	quick := flag.Bool("quick", false, "with -run: a smoke run of about a minute (keep-alive only, short runs)")
+	quick := flag.Bool("quick", false, "with -run: a smoke run of about a minute (keep-alive only, short runs, one round)")
 	sweep := flag.Bool("sweep", false, "run the concurrency sweep into sweep.txt first")
 	rounds := flag.Int("rounds", 3, "with -run: rounds of the ceiling benchmarks, taken as medians")
 	n := flag.Int("n", 200000, "with -run: requests per ceiling run")
@@ -59,11 +59,15 @@ func main() {
 		if *quick {
 			cmds = append(cmds,
 				[]string{"go", "test", "-run", "^$", "-bench", ".", "-benchmem", "-cpu", "1", "-benchtime", "20000x", "./servers/..."},
-				[]string{"go", "test", "-run", "^$", "-bench", "Ceiling", "-benchtime", "20000x", "-timeout", "0", "./bench", "-args", "-modes", "keepalive", "-warmup", "2000"})
+				[]string{"go", "test", "-run", "^$", "-bench", "Ceiling", "-benchtime", "50000x", "-timeout", "0", "./bench", "-args", "-modes", "keepalive", "-warmup", "2000"})
 		} else {
 			cmds = append(cmds, []string{"go", "test", "-run", "^$", "-bench", ".", "-benchmem", "-cpu", "1", "-count", "3", "./servers/..."})
+			// A new connection per request is several times slower, so it
+			// gets a fifth of the requests: enough CPU time to read.
 			for range *rounds {
-				cmds = append(cmds, []string{"go", "test", "-run", "^$", "-bench", "Ceiling", "-benchtime", fmt.Sprintf("%dx", *n), "-timeout", "0", "./bench"})
+				cmds = append(cmds,
+					[]string{"go", "test", "-run", "^$", "-bench", "Ceiling/.*/(keepalive|pipeline)", "-benchtime", fmt.Sprintf("%dx", *n), "-timeout", "0", "./bench"},
+					[]string{"go", "test", "-run", "^$", "-bench", "Ceiling/.*/close", "-benchtime", fmt.Sprintf("%dx", *n/5), "-timeout", "0", "./bench"})
 			}
 		}
 		if err := runAll(root, benchFile, cmds); err != nil {
@@ -122,7 +126,7 @@ func runAll(root, file string, cmds [][]string) error {
 func quote(args []string) string {
 	q := make([]string, len(args))
 	for i, a := range args {
-		if a == "" || strings.ContainsAny(a, " $^*?'\"") {
+		if a == "" || strings.ContainsAny(a, " $^*?'\"()|") {
 			a = "'" + a + "'"
 		}
 		q[i] = a
