@@ -21,6 +21,9 @@ const (
 	readSize = 256 << 10
 	// maxWait caps an epoll_wait, so an idle loop still sees the stop flag.
 	maxWait = 100 * time.Millisecond
+	// yieldEvery is how often a solo loop lets other goroutines (progress,
+	// signals) run: a yield per wait woke another thread each time.
+	yieldEvery = 20 * time.Millisecond
 )
 
 // Connection states.
@@ -155,6 +158,7 @@ func (l *loop) run() error {
 			l.open(&l.conns[i], now)
 		}
 	}
+	yield := now + yieldEvery
 	for l.err == nil {
 		if l.left == 0 && l.inflight == 0 {
 			break
@@ -176,6 +180,10 @@ func (l *loop) run() error {
 			return fmt.Errorf("epoll_wait: %v", errno)
 		}
 		now = l.now()
+		if l.solo && now >= yield {
+			runtime.Gosched()
+			yield = now + yieldEvery
+		}
 		for _, ev := range events[:max(n, 0)] {
 			c := &l.conns[ev.Pad]
 			if c.fd != int(ev.Fd) {
@@ -674,22 +682,18 @@ func (l *loop) expire(now time.Duration) {
 
 // epollWait first polls without blocking, directly: under load events are
 // ready and the scheduler's syscall bookkeeping is saved. When none is ready
-// and the run is solo (Config.Solo), it lets other goroutines run, then
-// blocks directly too: blocking through the scheduler hands the P off and
-// keeps sysmon waking every 20 µs, on the loop's own core when pinned, which
-// measured 5-8% more CPU per request. Otherwise it blocks through the
-// scheduler, and other goroutines (an in-process server) have the P
-// meanwhile.
+// and the run is solo (Config.Solo), it blocks directly too: blocking
+// through the scheduler hands the P off and keeps sysmon waking every 20 µs,
+// on the loop's own core when pinned, which measured 5-8% more CPU per
+// request; the loop yields on its own instead (yieldEvery). Otherwise it
+// blocks through the scheduler, and other goroutines (an in-process server)
+// have the P meanwhile.
 func epollWait(epfd int, events []unix.EpollEvent, msec int, solo bool) (int, unix.Errno) {
 	r, e := rawEpollWait(epfd, events, 0)
 	if e != 0 || r > 0 || msec == 0 {
 		return r, e
 	}
 	if solo {
-		runtime.Gosched()
-		if r, e = rawEpollWait(epfd, events, 0); e != 0 || r > 0 {
-			return r, e
-		}
 		return rawEpollWait(epfd, events, msec)
 	}
 	n, err := unix.EpollWait(epfd, events, msec)
