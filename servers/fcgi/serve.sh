@@ -10,8 +10,10 @@
 # The application is built (or, with FCGI_BIN set, copied) into a fresh
 # temporary directory that also holds the FastCGI socket; the directory is
 # removed on exit. INT and TERM both stop lighttpd gracefully: in-flight
-# responses finish, then lighttpd stops the application. Other FCGI_*
-# variables of lighttpd.conf (timeouts, user) pass through.
+# responses finish, then lighttpd stops the application. (A shell cannot
+# trap a signal ignored when it started, as INT is for a background job of
+# a script: stop such a run with TERM.) Other FCGI_* variables of
+# lighttpd.conf (timeouts, user) pass through.
 set -eu
 
 cpu=${1-0}
