@@ -44,6 +44,12 @@ var responses = []struct {
 		want: []parsed{{304, true, 0, 48, ""}}},
 	{name: "pipelined", in: "HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\naHTTP/1.1 500 Oops\r\nTransfer-Encoding: chunked\r\n\r\n1\r\nb\r\n0\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
 		want: []parsed{{200, true, 1, 39, ""}, {500, true, 1, 60, ""}, {200, false, 0, 57, ""}}},
+	{name: "repeated", in: strings.Repeat("HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\na", 3) +
+		"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nbcHTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\na" +
+		"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n1\r\nx\r\n0\r\n\r\n" +
+		"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nxy\r\n0\r\n\r\n",
+		want: []parsed{{200, true, 1, 39, ""}, {200, true, 1, 39, ""}, {200, true, 1, 39, ""},
+			{200, true, 2, 40, ""}, {200, true, 1, 39, ""}, {200, true, 1, 58, ""}, {200, true, 2, 59, ""}}},
 }
 
 // feedSplit feeds in to a parser in two parts, split at i, and collects the
@@ -51,8 +57,8 @@ var responses = []struct {
 func feedSplit(t *testing.T, head bool, in string, i int, eof bool) ([]parsed, error) {
 	var p parser
 	p.head = head
-	p.wantSrv = true
 	p.reset()
+	p.wantSrv = true // the first response's Server, then none
 	var got []parsed
 	for _, part := range []string{in[:i], in[i:]} {
 		b := []byte(part)
@@ -67,6 +73,7 @@ func feedSplit(t *testing.T, head bool, in string, i int, eof bool) ([]parsed, e
 			b = b[n:]
 			if done {
 				got = append(got, parsed{p.status, p.keepAlive, p.body, p.size, string(p.server)})
+				p.wantSrv = false // as the loop does after the first response
 				p.server = p.server[:0]
 				p.reset()
 			}
