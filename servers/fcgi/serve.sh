@@ -20,6 +20,16 @@ cpu=${1-0}
 procs=${2-1}
 addr=${3-:8085}
 dir=$(cd "$(dirname "$0")" && pwd)
+case $addr in
+*:*) ;;
+*) addr=none: ;;
+esac
+case ${addr##*:} in
+'' | *[!0-9]*)
+	echo "serve.sh: bad address ${3-}: want host:port or :port" >&2
+	exit 2
+	;;
+esac
 
 # lighttpd lives in sbin, which a normal user's PATH may lack.
 PATH=$PATH:/usr/sbin:/usr/local/sbin
