@@ -23,8 +23,8 @@ func ceilingsSVG(rep Report) string {
 			rows = append(rows, c)
 		}
 	}
-	const left, barH, gap, width = 190, 14, 12, 760
-	plotW := float64(width - left - 70)
+	const left, barH, gap, width = 150, 14, 12, 900
+	plotW := float64(width - left - 240) // room for the value after the longest bar
 	top := 64
 	height := top + len(rows)*(2*barH+gap) + 40
 	maxR := 1.0
@@ -56,12 +56,13 @@ func ceilingsSVG(rep Report) string {
 	y := top
 	for _, c := range rows {
 		label := c.Server
+		bound := ""
 		if c.ClientBound {
-			label += " (client-bound)"
+			bound = ", client-bound"
 		}
 		fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="end">%s</text>`+"\n", left-8, y+barH+4, html.EscapeString(label))
 		for i, v := range []float64{c.VsNginx, c.CeilingVsNginx} {
-			color, value := measuredColor, fmt.Sprintf("%.2f (%.0f req/s)", v, c.ReqPerSec)
+			color, value := measuredColor, fmt.Sprintf("%.2f (%.0f req/s%s)", v, c.ReqPerSec, bound)
 			if i == 1 {
 				color, value = ceilingColor, fmt.Sprintf("%.2f (%.0f req/s, %.2f µs)", v, c.Ceiling, c.CPUPerReq)
 			}

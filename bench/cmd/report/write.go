@@ -75,6 +75,12 @@ func markdown(rep Report) string {
 		fmt.Fprintf(&b, "\n%d requests per run, %d run(s) each.\n\n", int(rows[0].Requests), rows[0].Runs)
 	}
 
+	if c := costs(rep); c != "" {
+		b.WriteString("## What a request costs\n\nServer CPU µs per request split by differences of the medians above " +
+			"(bench/COSTS.md explains each layer). Shares are of the row's total.\n\n")
+		b.WriteString(c)
+	}
+
 	if len(rep.InMemory) > 0 {
 		b.WriteString("## Without a network: one request through each stack's own server loop\n\n")
 		b.WriteString("`testing.B` at `-cpu 1` over an in-memory connection (servers/*/bench_test.go): keep-alive requests on one connection, " +
