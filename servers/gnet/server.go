@@ -78,9 +78,9 @@ type conn struct {
 
 	// The answer to the request being read, chosen when its header section
 	// completes and sent when its body has been read.
-	reply *reply
-	head  bool
-	conn  int
+	reply      *reply
+	head       bool
+	connection int // connNone, connClose or connKeepAlive
 }
 
 func newServer(addr string, headerTimeout, idleTimeout time.Duration) *server {
@@ -197,11 +197,11 @@ func (cs *conn) serve(in, out, date []byte, draining bool) (n int, _ []byte, clo
 			cs.reply, cs.head = route(r.Method, r.Path)
 			switch {
 			case !r.KeepAlive || draining:
-				cs.conn = connClose
+				cs.connection = connClose
 			case r.Minor == 0:
-				cs.conn = connKeepAlive
+				cs.connection = connKeepAlive
 			default:
-				cs.conn = connNone
+				cs.connection = connNone
 			}
 			// Ask for the body only if none of it has come yet; a client
 			// that sent it anyway does not wait.
@@ -209,9 +209,9 @@ func (cs *conn) serve(in, out, date []byte, draining bool) (n int, _ []byte, clo
 				out = append(out, continueResponse...)
 			}
 		case Done:
-			out = appendResponse(out, cs.reply, cs.head, cs.conn, date)
+			out = appendResponse(out, cs.reply, cs.head, cs.connection, date)
 			served++
-			if cs.conn == connClose {
+			if cs.connection == connClose {
 				return n, out, true, served
 			}
 		case Fail:
