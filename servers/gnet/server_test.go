@@ -288,7 +288,9 @@ func TestTimeouts(t *testing.T) {
 			}
 		}
 	}()
-	if d := eofWithin(t, slow, 2*time.Second); d < header-50*time.Millisecond || d > header+400*time.Millisecond {
+	// The lower bounds matter: never closed early. The upper ones only
+	// show the close comes, with room for a loaded machine.
+	if d := eofWithin(t, slow, 3*time.Second); d < header-50*time.Millisecond || d > header+1500*time.Millisecond {
 		t.Errorf("slow headers closed after %v, want about %v", d, header)
 	}
 
@@ -301,7 +303,7 @@ func TestTimeouts(t *testing.T) {
 		t.Fatalf("response: %v", err)
 	}
 	io.Copy(io.Discard, r.Body)
-	if d := eofWithin(t, idler, 3*time.Second); d < idle-50*time.Millisecond || d > idle+400*time.Millisecond {
+	if d := eofWithin(t, idler, 4*time.Second); d < idle-50*time.Millisecond || d > idle+1500*time.Millisecond {
 		t.Errorf("idle connection closed after %v, want about %v", d, idle)
 	}
 }
@@ -328,7 +330,7 @@ func TestShutdown(t *testing.T) {
 		stopped <- time.Since(t0)
 	}()
 
-	eofWithin(t, idle, time.Second)
+	eofWithin(t, idle, 2*time.Second)
 	// Several dials, for SO_REUSEPORT spreads them over the loops' sockets.
 	for range 10 {
 		if c, err := net.DialTimeout("tcp", addr, time.Second); !errors.Is(err, unix.ECONNREFUSED) {
