@@ -65,6 +65,23 @@ func sameAddr(a, b unix.Sockaddr) bool {
 	return false
 }
 
+// waitAccepted waits, up to limit, until the loops have accepted the
+// connections queued on the listening sockets: closing a socket resets the
+// ones still queued, though their clients may have sent a request already.
+// For a listening socket, TCP_INFO's unacked field is the queue's length.
+func waitAccepted(fds []int, limit time.Duration) {
+	deadline := time.Now().Add(limit)
+	for _, fd := range fds {
+		for time.Now().Before(deadline) {
+			info, err := unix.GetsockoptTCPInfo(fd, unix.IPPROTO_TCP, unix.TCP_INFO)
+			if err != nil || info.Unacked == 0 {
+				break
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+}
+
 // closeListener closes a listening socket so that new connections are
 // refused, without touching the descriptor number gnet knows: it puts in its
 // place an idle listening socket of our own (bound to a loopback port, never
@@ -101,6 +118,7 @@ func (s *server) shutdown(grace time.Duration) {
 	if err != nil {
 		log.Printf("gnet: finding the listening sockets: %v; new connections are closed, not refused", err)
 	}
+	waitAccepted(fds, 200*time.Millisecond)
 	for _, fd := range fds {
 		if err := closeListener(fd); err != nil {
 			log.Printf("gnet: closing the listener: %v", err)

@@ -74,6 +74,8 @@ type conn struct {
 	p        Parser
 	phase    int
 	deadline int64
+	opened   int64 // loop time of OnOpen
+	used     bool  // a request has been answered
 	closed   bool
 
 	// The answer to the request being read, chosen when its header section
@@ -102,16 +104,14 @@ func (s *server) OnBoot(eng gnet.Engine) gnet.Action {
 
 func (s *server) OnOpen(c gnet.Conn) ([]byte, gnet.Action) {
 	l := s.loopOf(c.EventLoop())
-	cs := &conn{c: c, loop: l, idx: len(l.conns), phase: phaseIdle}
+	cs := &conn{c: c, loop: l, idx: len(l.conns), phase: phaseIdle, opened: l.now}
 	// A new connection gets the header timeout for its first request, as
 	// in net/http: it has not earned the longer idle timeout yet.
 	cs.deadline = l.now + s.headerTimeout
 	l.conns = append(l.conns, cs)
 	c.SetContext(cs)
 	s.active.Add(1)
-	if l.draining {
-		return nil, gnet.Close // accepted just before the listener closed
-	}
+	// Even while draining: the client may have sent its request already.
 	return nil, gnet.None
 }
 
@@ -168,6 +168,7 @@ func (s *server) OnTraffic(c gnet.Conn) gnet.Action {
 		cs.phase = phaseBody
 		cs.deadline = l.now + s.headerTimeout
 	case cs.p.Idle() && n == len(in):
+		cs.used = true
 		cs.phase = phaseIdle
 		cs.deadline = l.now + s.idleTimeout
 	default: // part of a header section; its clock starts with its first byte
@@ -264,11 +265,30 @@ func (s *server) sweep(l *loop) {
 		if cs.phase == phaseFlush {
 			s.flushed(cs)
 		}
-		idle := cs.phase == phaseIdle && cs.c.OutboundBuffered() == 0
-		if l.now >= cs.deadline || (l.draining && idle) {
+		if l.now >= cs.deadline || (l.draining && s.idle(cs)) {
 			_ = l.el.Close(cs.c)
 		}
 	}
+}
+
+// freshGrace is how long, while draining, a new connection that has sent
+// nothing is left open: its client may be about to send its request. (Go's
+// net/http waits 5 s; the drain has 3 s in all.)
+const freshGrace = int64(time.Second)
+
+// idle reports whether a connection can be closed while draining: between
+// requests, its responses sent, no byte unread in the socket (closing with
+// unread input would reset the connection), and, if it never sent a
+// request, open for freshGrace.
+func (s *server) idle(cs *conn) bool {
+	if cs.phase != phaseIdle || cs.c.OutboundBuffered() > 0 {
+		return false
+	}
+	if !cs.used && cs.loop.now-cs.opened < freshGrace {
+		return false
+	}
+	n, err := unix.IoctlGetInt(cs.c.Fd(), unix.SIOCINQ)
+	return err == nil && n == 0
 }
 
 // loopOf returns the state of event loop el, made on its first connection.

@@ -321,7 +321,22 @@ func TestShutdown(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer idle.Close()
-	time.Sleep(50 * time.Millisecond) // both accepted
+	const get = "GET /hello/world HTTP/1.1\r\nHost: h\r\n\r\n"
+	io.WriteString(idle, get)
+	idleBuf := bufio.NewReader(idle)
+	if r, err := http.ReadResponse(idleBuf, nil); err != nil || r.StatusCode != 200 {
+		t.Fatalf("idle connection's request: %v", err)
+	} else {
+		io.Copy(io.Discard, r.Body)
+	}
+	time.Sleep(50 * time.Millisecond)
+	// Requests sent just before shutdown, maybe not even accepted yet.
+	late, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer late.Close()
+	io.WriteString(late, get+get)
 
 	stopped := make(chan time.Duration)
 	go func() {
@@ -330,7 +345,18 @@ func TestShutdown(t *testing.T) {
 		stopped <- time.Since(t0)
 	}()
 
-	eofWithin(t, idle, 2*time.Second)
+	lateBuf := bufio.NewReader(late)
+	for i := range 2 {
+		r, err := http.ReadResponse(lateBuf, nil)
+		if err != nil || r.StatusCode != 200 {
+			t.Fatalf("request %d sent before shutdown: %v", i, err)
+		}
+		io.Copy(io.Discard, r.Body)
+	}
+	idle.SetReadDeadline(time.Now().Add(time.Second))
+	if b, err := io.ReadAll(idleBuf); err != nil || len(b) > 0 {
+		t.Fatalf("idle connection: want EOF within 1s, got %q, %v", b, err)
+	}
 	// Several dials, for SO_REUSEPORT spreads them over the loops' sockets.
 	for range 10 {
 		if c, err := net.DialTimeout("tcp", addr, time.Second); !errors.Is(err, unix.ECONNREFUSED) {
