@@ -77,7 +77,7 @@ func markdown(rep Report) string {
 
 	if c := costs(rep); c != "" {
 		b.WriteString("## What a request costs\n\nServer CPU µs per request split by differences of the medians above " +
-			"(bench/COSTS.md explains each layer). Shares are of the row's total.\n\n")
+			"(bench/COSTS.md explains each layer). Shares are of the row's total; a negative difference is noise between two medians.\n\n")
 		b.WriteString(c)
 	}
 
