@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -53,7 +54,13 @@ func DefaultConfig() (Config, error) {
 	if err != nil {
 		return Config{}, err
 	}
-	return Config{Root: root, ServerCPU: 0, ClientCPU: 1, StartTimeout: 15 * time.Second}, nil
+	c := Config{Root: root, ServerCPU: 0, ClientCPU: 1, StartTimeout: 15 * time.Second}
+	if runtime.NumCPU() < 2 {
+		// One core cannot separate server and client: run unpinned (the
+		// figures then measure both together; fine for a smoke run only).
+		c.ServerCPU, c.ClientCPU = -1, -1
+	}
+	return c, nil
 }
 
 // FindRoot returns the nearest directory at or above the working directory
