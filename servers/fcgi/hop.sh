@@ -73,7 +73,7 @@ for port in 18185 18186 18187; do
 	i=0
 	until curl -sf -o /dev/null "$(url $port)"; do
 		i=$((i + 1))
-		[ $i -lt 100 ] || { echo "hop.sh: nothing answers on port $port" >&2; cat "$tmp"/*.log >&2; exit 1; }
+		[ $i -lt 300 ] || { echo "hop.sh: nothing answers on port $port after 30s" >&2; cat "$tmp"/*.log >&2; exit 1; }
 		sleep 0.1
 	done
 done

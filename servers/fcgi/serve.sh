@@ -16,6 +16,35 @@
 # lighttpd.conf (timeouts, user) pass through.
 set -eu
 
+tmp=
+pid=
+stopping=
+signals=0
+trap '[ -z "$tmp" ] || rm -rf "$tmp"' EXIT
+
+# ready reports whether lighttpd has a SIGINT handler (bit 1 of the last hex
+# digit of SigCgt) or can no longer get one (exited, or a zombie).
+ready() {
+	awk '/^State:/ && $2 == "Z" { done = 1 }
+		/^SigCgt:/ && index("2367abef", substr($2, length($2))) { done = 1 }
+		END { exit !done }' "/proc/$pid/status" 2>/dev/null || ! kill -0 $pid 2>/dev/null
+}
+
+# stop asks lighttpd for its graceful stop, SIGINT (its SIGTERM drops
+# requests in flight). A background job starts with SIGINT ignored and
+# lighttpd installs its handler only once started up, which can take
+# seconds on a busy machine: a signal sent before then would be lost.
+stop() {
+	stopping=1
+	signals=$((signals + 1))
+	[ -n "$pid" ] || return 0 # not started: checked before and after
+	until ready; do
+		sleep 0.1
+	done
+	kill -INT $pid 2>/dev/null || true
+}
+trap stop INT TERM
+
 cpu=${1-0}
 procs=${2-1}
 addr=${3-:8085}
@@ -46,7 +75,6 @@ if ! command -v lighttpd >/dev/null; then
 fi
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/hellobench-fcgi.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
 if [ -n "${FCGI_BIN-}" ]; then
 	cp "$FCGI_BIN" "$tmp/fcgi"
 else
@@ -68,20 +96,24 @@ export FCGI_BIN="$tmp/fcgi"
 export FCGI_SOCKET="$tmp/app.sock"
 export GOMAXPROCS="$procs"
 
+[ -z "$stopping" ] || exit 0
 if [ -n "$cpu" ]; then
 	taskset -c "$cpu" lighttpd -D -f "$dir/lighttpd.conf" &
 else
 	lighttpd -D -f "$dir/lighttpd.conf" &
 fi
 pid=$!
-# SIGINT is lighttpd's graceful stop; its SIGTERM drops requests in flight.
-trap 'kill -INT $pid 2>/dev/null || true' INT TERM
+[ -z "$stopping" ] || stop
+
+# A trapped signal interrupts wait: wait again until a wait returns without
+# a signal in between, keeping lighttpd's own status (127: already taken).
 status=0
-wait $pid || status=$?
-# A trapped signal interrupts wait; wait again for lighttpd's own status.
-while kill -0 $pid 2>/dev/null; do
-	status=0
-	wait $pid || status=$?
+while :; do
+	n=$signals
+	s=0
+	wait $pid 2>/dev/null || s=$?
+	[ $s = 127 ] || status=$s
+	[ "$signals" != "$n" ] || break
 done
 # lighttpd signals the application on its way out but does not wait for it;
 # wait here (5 s at most), so that nothing outlives the script.
