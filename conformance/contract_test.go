@@ -406,7 +406,8 @@ func isClosed(err error) bool {
 
 var logLine = regexp.MustCompile(`(?m)^.*\b([a-z]+): listening on (\S+) \(GOMAXPROCS=(\d+)\)$`)
 
-// log checks the one start line and that serving wrote nothing more.
+// log checks the one start line and that serving wrote nothing more, but
+// for the lines the target declares its front server may write.
 func (s *suite) log(t *testing.T, before string) {
 	m := logLine.FindStringSubmatch(before)
 	if m == nil {
@@ -415,8 +416,15 @@ func (s *suite) log(t *testing.T, before string) {
 	if m[3] != "1" {
 		t.Errorf("start line says GOMAXPROCS=%s, the environment said 1", m[3])
 	}
-	if after := s.p.stderr.String(); after != before {
-		t.Errorf("the server logged while serving:\n%s", strings.TrimPrefix(after, before))
+	for _, line := range strings.Split(strings.TrimPrefix(s.p.stderr.String(), before), "\n") {
+		if line == "" {
+			continue
+		}
+		if s.tg.logAllowed != nil && s.tg.logAllowed.MatchString(line) {
+			t.Logf("allowed log line: %s", line)
+			continue
+		}
+		t.Errorf("the server logged while serving: %s", line)
 	}
 }
 
@@ -438,13 +446,22 @@ func TestShutdown(t *testing.T) {
 				time.Sleep(200 * time.Millisecond)
 
 				c := dial(t, p.addr)
+				c.send(req("GET", page.Path)) // accepted, so the listener's close cannot reset it
+				c.read("GET")
 				c.send(req("GET", page.Path) + req("GET", page.Path))
 				start := time.Now()
 				p.signal(t, sig)
+				// The first request sent before the signal is answered in
+				// full. The second too, unless the first answer said
+				// Connection: close: a client retries what follows that
+				// (RFC 9112 section 9.3.2).
 				for i := range 2 {
 					r := c.read("GET")
 					if r.StatusCode != 200 || !bytes.Equal(r.body, page.HTML) {
 						t.Errorf("request %d sent before the signal: status %d, %d body bytes", i, r.StatusCode, len(r.body))
+					}
+					if r.Close {
+						break
 					}
 				}
 				time.Sleep(300 * time.Millisecond)
