@@ -7,14 +7,16 @@ PROCS   ?= 1
 # The listen address; empty: the server's own default port.
 ADDR    ?=
 SERVERS := nethttp fasthttp fiber gin gnet fcgi
-TOOLS   := loadgen
+TOOLS   := loadgen floor versus comparewrk report
+# How long make fuzz runs each fuzz target.
+FUZZTIME ?= 30s
 
 # taskset pins a served process to one core; without it, say so and run unpinned.
 PIN := $(shell command -v taskset >/dev/null 2>&1 && echo "taskset -c $(CPU)")
 ADDRFLAG := $(if $(ADDR),-addr $(ADDR))
 
 .DEFAULT_GOAL := help
-.PHONY: help build deps test vet $(addprefix serve-,$(SERVERS))
+.PHONY: help build deps test vet fuzz bench bench-quick bench-sweep bench-refs compare-gnet compare-fcgi compare-wrk $(addprefix serve-,$(SERVERS))
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_%-]+:.*## / {printf "  %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -49,3 +51,28 @@ $(foreach s,nethttp fasthttp fiber gin gnet,$(eval $(call serve,$(s))))
 # lighttpd and the application share the core; serve.sh builds the application.
 serve-fcgi:
 	./servers/fcgi/serve.sh "$(if $(PIN),$(CPU))" "$(PROCS)" "$(or $(ADDR),:8085)"
+
+fuzz: ## run the gnet parser fuzzer for FUZZTIME (make test replays its seed corpus)
+	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./servers/gnet
+
+bench-refs: ## install the reference servers (nginx-light, lighttpd) when root, or say their rows are skipped
+	@./scripts/deps.sh
+
+bench: build bench-refs ## every ceiling on one core, in-memory costs, report in results/
+	$(GO) run ./bench/cmd/report -run -out results
+
+bench-sweep: build bench-refs ## concurrency sweep (1 to 1000 connections): req/s and p99 per server
+	$(GO) run ./bench/cmd/report -sweep -out results
+
+bench-quick: build ## a smoke run of the benchmarks, about a minute, report in a temporary directory
+	$(GO) run ./bench/cmd/report -run -quick -out "$$(mktemp -d)"
+
+compare-gnet: build bench-refs ## gnet vs nginx vs fasthttp, wrk -t1 -c50, server CPU per request side by side
+	$(GO) run ./bench/cmd/versus -client wrk -c 50 -d 5s -rounds 3 gnet nginx fasthttp
+
+compare-fcgi: build bench-refs ## the FastCGI hop: lighttpd+fcgi vs nethttp vs lighttpd static, side by side
+	$(GO) run ./bench/cmd/versus -client wrk -c 50 -d 5s -rounds 3 fcgi nethttp lighttpd-static
+
+compare-wrk: build ## loadgen vs wrk -t1 against fasthttp: client CPU per request and req/s ratios
+	bin/comparewrk -server bin/fasthttp -loadgen bin/loadgen -c 50 -d 5s -rounds 3
+	bin/comparewrk -server bin/fasthttp -loadgen bin/loadgen -c 50 -d 5s -rounds 3 -pipeline 16
