@@ -451,12 +451,21 @@ func TestShutdown(t *testing.T) {
 				c.send(req("GET", page.Path) + req("GET", page.Path))
 				start := time.Now()
 				p.signal(t, sig)
-				// The first request sent before the signal is answered in
-				// full. The second too, unless the first answer said
-				// Connection: close: a client retries what follows that
-				// (RFC 9112 section 9.3.2).
+				// Requests sent just before the signal are answered in full,
+				// or the connection is closed before their answer starts:
+				// net/http closes a keep-alive connection it has not yet
+				// read from, and lighttpd answers one request with
+				// Connection: close and drops the rest; a client retries
+				// those (RFC 9112 section 9.3.1). A response is never cut.
 				for i := range 2 {
-					r := c.read("GET")
+					c.c.SetReadDeadline(time.Now().Add(5 * time.Second))
+					if _, err := c.br.Peek(1); err != nil {
+						if !isClosed(err) {
+							t.Errorf("request %d sent before the signal: %v", i, err)
+						}
+						break
+					}
+					r := c.read("GET") // begun, so it must be whole
 					if r.StatusCode != 200 || !bytes.Equal(r.body, page.HTML) {
 						t.Errorf("request %d sent before the signal: status %d, %d body bytes", i, r.StatusCode, len(r.body))
 					}
