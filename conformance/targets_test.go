@@ -76,7 +76,15 @@ func startBinary(name string) func(*testing.T, string, time.Duration, time.Durat
 		cmd := exec.Command(binary(name), "-addr", addr,
 			"-header-timeout", headerTimeout.String(), "-idle-timeout", idleTimeout.String())
 		cmd.Env = append(os.Environ(), "GOMAXPROCS=1")
-		return startProcess(t, name, addr, cmd)
+		p := startProcess(t, name, addr, cmd)
+		// The servers log their start line just after they listen.
+		for deadline := time.Now().Add(5 * time.Second); !logLine.MatchString(p.stderr.String()); {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: no start line after 5s:\n%s", name, p.stderr)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		return p
 	}
 }
 
