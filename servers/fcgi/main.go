@@ -35,14 +35,16 @@ func main() {
 		log.Fatalf("fcgi: unexpected arguments %q", flag.Args())
 	}
 
+	// Catch signals before listening: once a client can connect, a
+	// signal must mean a graceful stop, not the default exit.
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 	ln, err := listen(*socket)
 	if err != nil {
 		log.Fatalf("fcgi: %v", err)
 	}
 	tl := &trackedListener{Listener: ln}
 
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 	stopped := make(chan struct{})
 	go func() {
 		<-sig

@@ -66,13 +66,15 @@ func main() {
 	flag.Parse()
 
 	app := newApp(*headerTimeout, *idleTimeout)
+	// Catch signals before listening: once a client can connect, a
+	// signal must mean a graceful stop, not the default exit.
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		log.Fatalf("fiber: %v", err)
 	}
 
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)

@@ -68,13 +68,15 @@ func main() {
 	flag.Parse()
 
 	srv := newServer(*addr, *headerTimeout, *idleTimeout)
+	// Catch signals before listening: once a client can connect, a
+	// signal must mean a graceful stop, not the default exit.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		log.Fatalf("gin: %v", err)
 	}
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	done := make(chan struct{})
 	go func() {
 		defer close(done)

@@ -33,6 +33,10 @@ func main() {
 		os.Exit(2)
 	}
 
+	// Catch signals before listening: once a client can connect, a
+	// signal must mean a graceful stop, not the default exit.
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 	// With SO_REUSEPORT (see options) gnet's bind succeeds even if another
 	// server holds the port with that option too; a plain bind first makes
 	// a taken port an error, as for any other server.
@@ -43,8 +47,6 @@ func main() {
 	ln.Close()
 
 	s := newServer(*addr, *headerTimeout, *idleTimeout)
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 	done := make(chan error, 1)
 	go func() { done <- gnet.Run(s, "tcp://"+*addr, options()...) }()
 
