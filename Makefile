@@ -74,5 +74,5 @@ compare-fcgi: build bench-refs ## the FastCGI hop: lighttpd+fcgi vs nethttp vs l
 	$(GO) run ./bench/cmd/versus -client wrk -c 50 -d 5s -rounds 3 fcgi nethttp lighttpd-static
 
 compare-wrk: build ## loadgen vs wrk -t1 against fasthttp: client CPU per request and req/s ratios
-	bin/comparewrk -server bin/fasthttp -loadgen bin/loadgen -c 50 -d 5s -rounds 3
-	bin/comparewrk -server bin/fasthttp -loadgen bin/loadgen -c 50 -d 5s -rounds 3 -pipeline 16
+	bin/comparewrk -server fasthttp -c 50 -d 5s -rounds 3
+	bin/comparewrk -server fasthttp -c 50 -d 5s -rounds 3 -mode pipeline

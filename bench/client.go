@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -48,6 +49,7 @@ type Stats struct {
 	Elapsed   time.Duration // the client's own measure of the run
 	ReqPerSec float64
 	P50, P99  time.Duration
+	ClientCPU time.Duration // the client's own user+system CPU time (rusage)
 }
 
 // A Client runs a load generator process pinned to a core.
@@ -107,7 +109,7 @@ func (g Loadgen) Run(l Load) (Stats, error) {
 	if l.Requests > 0 && l.Requests < l.Connections {
 		l.Connections = l.Requests
 	}
-	out, err := run(g.CPU, g.Bin, g.Args(l)...)
+	out, cpu, err := run(g.CPU, g.Bin, g.Args(l)...)
 	if err != nil {
 		return Stats{}, fmt.Errorf("bench: loadgen against %s: %v", l.URL, err)
 	}
@@ -129,6 +131,7 @@ func (g Loadgen) Run(l Load) (Stats, error) {
 		ReqPerSec: r.ReqPerSec,
 		P50:       time.Duration(r.Latency.P50 * float64(time.Microsecond)),
 		P99:       time.Duration(r.Latency.P99 * float64(time.Microsecond)),
+		ClientCPU: cpu,
 	}, nil
 }
 
@@ -149,10 +152,12 @@ var (
 	wrkPercent = regexp.MustCompile(`(?m)^\s+(50|99)(?:\.000)?%\s+([0-9.]+)(us|ms|s)`)
 )
 
-// Run runs wrk and fails on socket errors or non-2xx responses.
+// Run runs wrk and fails on socket errors or non-2xx responses. For
+// Pipeline it sends PipelineDepth requests per write through a Lua script,
+// as TechEmpower's pipeline.lua does.
 func (w Wrk) Run(l Load) (Stats, error) {
-	if l.Mode != KeepAlive {
-		return Stats{}, fmt.Errorf("bench: wrk runs keep-alive only, not %s", l.Mode)
+	if l.Mode == Close {
+		return Stats{}, fmt.Errorf("bench: wrk keeps its connections; it cannot run %s", l.Mode)
 	}
 	// wrk takes whole seconds.
 	secs := int((l.Duration + time.Second - 1) / time.Second)
@@ -163,12 +168,36 @@ func (w Wrk) Run(l Load) (Stats, error) {
 	if bin == "" {
 		bin = "wrk"
 	}
-	out, err := run(w.CPU, bin, "-t1", "-c"+strconv.Itoa(l.Connections), "-d"+strconv.Itoa(secs)+"s", "--latency", l.URL)
+	args := []string{"-t1", "-c" + strconv.Itoa(l.Connections), "-d" + strconv.Itoa(secs) + "s", "--latency"}
+	if l.Mode == Pipeline {
+		dir, err := os.MkdirTemp("", "hellobench-wrk-")
+		if err != nil {
+			return Stats{}, err
+		}
+		defer os.RemoveAll(dir)
+		script := filepath.Join(dir, "pipeline.lua")
+		if err := os.WriteFile(script, fmt.Appendf(nil, pipelineLua, PipelineDepth), 0o644); err != nil {
+			return Stats{}, err
+		}
+		args = append(args, "-s", script)
+	}
+	out, cpu, err := run(w.CPU, bin, append(args, l.URL)...)
 	if err != nil {
 		return Stats{}, fmt.Errorf("bench: wrk against %s: %v", l.URL, err)
 	}
-	return parseWrk(string(out))
+	st, err := parseWrk(string(out))
+	st.ClientCPU = cpu
+	return st, err
 }
+
+// pipelineLua makes wrk write %d requests at once on each connection.
+const pipelineLua = `init = function(args)
+  local r = {}
+  for i = 1, %d do r[i] = wrk.format() end
+  req = table.concat(r)
+end
+request = function() return req end
+`
 
 func parseWrk(out string) (Stats, error) {
 	var s Stats
@@ -221,9 +250,10 @@ func parseUnit(v, unit string) time.Duration {
 }
 
 // run runs a client pinned to cpu with GOMAXPROCS=1 in its own process
-// group, and returns its stdout; a non-zero exit becomes an error with its
-// stderr. A client that outlives its exit (it should not) is killed.
-func run(cpu int, name string, args ...string) ([]byte, error) {
+// group, and returns its stdout and the CPU time it used; a non-zero exit
+// becomes an error with its stderr. A client that outlives its exit (it
+// should not) is killed.
+func run(cpu int, name string, args ...string) ([]byte, time.Duration, error) {
 	cmd := proc.Pinned(cpu, name, args...)
 	cmd.Env = append(os.Environ(), "GOMAXPROCS=1")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -235,7 +265,7 @@ func run(cpu int, name string, args ...string) ([]byte, error) {
 	if cmd.Process != nil {
 		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		if !waitGone(cmd.Process.Pid) {
-			return nil, fmt.Errorf("%s: processes of group %d still running after SIGKILL", name, cmd.Process.Pid)
+			return nil, 0, fmt.Errorf("%s: processes of group %d still running after SIGKILL", name, cmd.Process.Pid)
 		}
 	}
 	if err != nil {
@@ -245,9 +275,9 @@ func run(cpu int, name string, args ...string) ([]byte, error) {
 			msg = strings.TrimSpace(stdout.String())
 		}
 		if errors.As(err, &ee) {
-			return nil, fmt.Errorf("%s exited with status %d: %s", name, ee.ExitCode(), msg)
+			return nil, 0, fmt.Errorf("%s exited with status %d: %s", name, ee.ExitCode(), msg)
 		}
-		return nil, fmt.Errorf("%s: %v", name, err)
+		return nil, 0, fmt.Errorf("%s: %v", name, err)
 	}
-	return stdout.Bytes(), nil
+	return stdout.Bytes(), cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), nil
 }

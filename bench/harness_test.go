@@ -248,12 +248,17 @@ func TestMeasureWrk(t *testing.T) {
 		skipMissing(t, fmt.Errorf("wrk not installed (Debian package wrk): %v", err))
 	}
 	s := startFloor(t)
-	r, err := Measure(s, Wrk{CPU: -1}, Load{URL: s.URL(), Mode: KeepAlive, Connections: 4, Duration: 300 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
+	for _, mode := range []Mode{KeepAlive, Pipeline} {
+		r, err := Measure(s, Wrk{CPU: -1}, Load{URL: s.URL(), Mode: mode, Connections: 4, Duration: 300 * time.Millisecond})
+		if err != nil {
+			t.Fatalf("%s: %v", mode, err)
+		}
+		if r.Requests < 100 || r.ReqPerSec <= 0 || r.P50 <= 0 || r.PeakRSS <= 0 || r.Wall < 300*time.Millisecond || r.ClientCPU <= 0 {
+			t.Errorf("%s: implausible result %+v", mode, r)
+		}
 	}
-	if r.Requests < 100 || r.ReqPerSec <= 0 || r.P99 <= 0 || r.PeakRSS <= 0 || r.Wall < 300*time.Millisecond {
-		t.Errorf("implausible result %+v", r)
+	if _, err := Measure(s, Wrk{CPU: -1}, Load{URL: s.URL(), Mode: Close, Connections: 4, Duration: time.Second}); err == nil {
+		t.Error("wrk in close mode: no error")
 	}
 }
 
