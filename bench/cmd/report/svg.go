@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html"
 	"math"
+	"strconv"
 	"strings"
 )
 
@@ -51,7 +52,7 @@ func ceilingsSVG(rep Report) string {
 			stroke = "#404040"
 		}
 		fmt.Fprintf(&b, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="%s"/>`+"\n", x(r), top-6, x(r), height-30, stroke)
-		fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="middle" fill="#606060">%.2g</text>`+"\n", x(r), height-14, r)
+		fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="middle" fill="#606060">%s</text>`+"\n", x(r), height-14, strconv.FormatFloat(r, 'g', -1, 64))
 	}
 	y := top
 	for _, c := range rows {
