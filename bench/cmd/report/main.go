@@ -94,6 +94,10 @@ func main() {
 		log.Fatalf("no benchmark results in %s or %s: run with -run", benchFile, sweepFile)
 	}
 	rep := build(all, commands)
+	// The date is when the benchmarks ran, not when this report was drawn.
+	if fi, err := os.Stat(benchFile); err == nil {
+		rep.Machine.Date = fi.ModTime().UTC().Format(dateFormat)
+	}
 	if err := write(*out, rep); err != nil {
 		log.Fatal(err)
 	}
@@ -154,8 +158,10 @@ type Machine struct {
 	Date   string `json:"date"`
 }
 
+const dateFormat = "2006-01-02 15:04 MST"
+
 func machine() Machine {
-	m := Machine{Cores: runtime.NumCPU(), Go: runtime.Version(), Date: time.Now().UTC().Format("2006-01-02 15:04 MST")}
+	m := Machine{Cores: runtime.NumCPU(), Go: runtime.Version(), Date: time.Now().UTC().Format(dateFormat)}
 	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
 		for _, line := range strings.Split(string(b), "\n") {
 			if v, ok := strings.CutPrefix(line, "model name"); ok {
