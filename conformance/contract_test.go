@@ -456,7 +456,7 @@ func TestShutdown(t *testing.T) {
 				// net/http closes a keep-alive connection it has not yet
 				// read from, and lighttpd answers one request with
 				// Connection: close and drops the rest; a client retries
-				// those (RFC 9112 section 9.3.1). A response is never cut.
+				// those (RFC 9112 section 9.3.2). A response is never cut.
 				for i := range 2 {
 					c.c.SetReadDeadline(time.Now().Add(5 * time.Second))
 					if _, err := c.br.Peek(1); err != nil {
