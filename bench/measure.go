@@ -2,6 +2,7 @@ package bench
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"hellobench/bench/proc"
@@ -105,4 +106,21 @@ func (s *Server) cpu() (server, app time.Duration, err error) {
 		}
 	}
 	return server, app, nil
+}
+
+// Median returns the median of f over rs: the middle value, or the mean of
+// the two middle ones for an even count.
+func Median(rs []Result, f func(Result) float64) float64 {
+	if len(rs) == 0 {
+		return 0
+	}
+	v := make([]float64, len(rs))
+	for i, r := range rs {
+		v[i] = f(r)
+	}
+	slices.Sort(v)
+	if n := len(v); n%2 == 0 {
+		return (v[n/2-1] + v[n/2]) / 2
+	}
+	return v[len(v)/2]
 }

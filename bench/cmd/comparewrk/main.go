@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"log"
 	"os/exec"
-	"slices"
 	"time"
 
 	"hellobench/bench"
@@ -81,9 +80,9 @@ func compare(server string, load bench.Load, rounds int) error {
 	var rps, cpu [2]float64
 	bound := false
 	for j, c := range clients {
-		rps[j] = median(runs[j], func(r bench.Result) float64 { return r.ReqPerSec })
-		cpu[j] = median(runs[j], clientCPU)
-		busy := median(runs[j], bench.Result.Busy)
+		rps[j] = bench.Median(runs[j], func(r bench.Result) float64 { return r.ReqPerSec })
+		cpu[j] = bench.Median(runs[j], clientCPU)
+		busy := bench.Median(runs[j], bench.Result.Busy)
 		bound = bound || busy < bench.Saturated
 		fmt.Printf("%-8s %12.0f %16.3f %11.0f%%\n", c.Name(), rps[j], cpu[j], busy)
 	}
@@ -98,13 +97,4 @@ func compare(server string, load bench.Load, rounds int) error {
 // clientCPU is the client's CPU time per request in µs.
 func clientCPU(r bench.Result) float64 {
 	return float64(r.ClientCPU) / float64(time.Microsecond) / float64(r.Requests)
-}
-
-func median(rs []bench.Result, f func(bench.Result) float64) float64 {
-	v := make([]float64, len(rs))
-	for i, r := range rs {
-		v[i] = f(r)
-	}
-	slices.Sort(v)
-	return v[len(v)/2]
 }

@@ -127,21 +127,21 @@ func once(cfg bench.Config, client bench.Client, target string, l bench.Load) (b
 func print(targets []string, results map[string][]bench.Result) {
 	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(w, "target\treq/s\tCPU µs/req\t(server + app)\tbusy %\tCPU vs "+targets[0]+"\tceiling req/s\t\t")
-	base := median(results[targets[0]], bench.Result.CPUPerRequest)
+	base := bench.Median(results[targets[0]], bench.Result.CPUPerRequest)
 	for _, t := range targets {
 		rs := results[t]
-		cpu := median(rs, bench.Result.CPUPerRequest)
+		cpu := bench.Median(rs, bench.Result.CPUPerRequest)
 		split := ""
 		if rs[0].AppCPU > 0 {
-			split = fmt.Sprintf("%.2f + %.2f", median(rs, serverPerRequest), median(rs, appPerRequest))
+			split = fmt.Sprintf("%.2f + %.2f", bench.Median(rs, serverPerRequest), bench.Median(rs, appPerRequest))
 		}
-		busy := median(rs, bench.Result.Busy)
+		busy := bench.Median(rs, bench.Result.Busy)
 		note := ""
 		if busy < bench.Saturated {
 			note = "client-bound"
 		}
 		fmt.Fprintf(w, "%s\t%.0f\t%.2f\t%s\t%.0f\t%.2f\t%.0f\t%s\t\n", t,
-			median(rs, func(r bench.Result) float64 { return r.ReqPerSec }), cpu, split, busy, cpu/base, 1e6/cpu, note)
+			bench.Median(rs, func(r bench.Result) float64 { return r.ReqPerSec }), cpu, split, busy, cpu/base, 1e6/cpu, note)
 	}
 	w.Flush()
 }
@@ -152,16 +152,4 @@ func serverPerRequest(r bench.Result) float64 {
 
 func appPerRequest(r bench.Result) float64 {
 	return float64(r.AppCPU) / float64(time.Microsecond) / float64(r.Requests)
-}
-
-func median(rs []bench.Result, f func(bench.Result) float64) float64 {
-	v := make([]float64, len(rs))
-	for i, r := range rs {
-		v[i] = f(r)
-	}
-	slices.Sort(v)
-	if n := len(v); n%2 == 0 {
-		return (v[n/2-1] + v[n/2]) / 2
-	}
-	return v[len(v)/2]
 }
