@@ -1,6 +1,11 @@
 # hellobench: make help lists the targets.
 
 GO      ?= go
+# gnet's optimised poller (its documented poll_opt tag): epoll events carry
+# the connection instead of a map lookup by descriptor, and non-blocking
+# epoll calls skip the scheduler's syscall bookkeeping. Exported, so the go
+# builds the tests and benchmarks run get it too; other packages ignore it.
+export GOFLAGS += -tags=poll_opt
 # The core a served process is pinned to, and its GOMAXPROCS.
 CPU     ?= 0
 PROCS   ?= 1
