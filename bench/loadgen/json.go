@@ -19,6 +19,7 @@ type JSONResult struct {
 	KeepAlive         bool             `json:"keepalive"`
 	Pipeline          int              `json:"pipeline"`
 	Rate              float64          `json:"rate,omitempty"`
+	Engine            string           `json:"engine"`
 	Requests          int              `json:"requests"`
 	DurationS         float64          `json:"duration_s"`
 	Complete          int64            `json:"complete"`
@@ -95,6 +96,7 @@ func jsonOne(r *Result) *JSONResult {
 		KeepAlive:         r.KeepAlive,
 		Pipeline:          r.Pipeline,
 		Rate:              r.Rate,
+		Engine:            r.Engine,
 		Requests:          r.Requests,
 		DurationS:         r.Elapsed.Seconds(),
 		Complete:          r.Complete,

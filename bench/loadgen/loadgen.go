@@ -61,6 +61,7 @@ type Config struct {
 	Method      string        // default GET
 	Headers     []string      // "Name: value"; replaces a default header of that name
 	Loops       int           // event loops; 0 means min(GOMAXPROCS, Concurrency)
+	Engine      string        // EngineURing, EngineEpoll, or "": io_uring when the kernel has it
 
 	// Solo says the process does nothing but the run, as the loadgen
 	// command: a loop with nothing to read may then sleep in epoll_wait
@@ -72,6 +73,15 @@ type Config struct {
 	// with the number of requests counted so far.
 	Progress func(done int64)
 }
+
+// The I/O engines. io_uring submits a batch of sends and receives and reaps
+// a batch of completions in one system call, and its loop sleeps until
+// several are ready; epoll costs a system call per send and per receive and
+// a wake-up per readiness. io_uring needs Linux 6.1 or later.
+const (
+	EngineURing = "io_uring"
+	EngineEpoll = "epoll"
+)
 
 // Result is what a run measured. Times in the histograms are nanoseconds.
 type Result struct {
@@ -86,6 +96,7 @@ type Result struct {
 	Pipeline       int
 	Rate           float64
 	Requests       int           // requested; 0 when run by duration
+	Engine         string        // the I/O engine the loops used
 	Elapsed        time.Duration // time taken for the measured requests
 
 	Complete          int64
@@ -250,6 +261,8 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, errors.New("negative duration or timeout")
 	case cfg.Rate < 0 || math.IsNaN(cfg.Rate) || math.IsInf(cfg.Rate, 0):
 		return nil, fmt.Errorf("invalid rate %v", cfg.Rate)
+	case cfg.Engine != "" && cfg.Engine != EngineURing && cfg.Engine != EngineEpoll:
+		return nil, fmt.Errorf("invalid engine %q (%s or %s)", cfg.Engine, EngineURing, EngineEpoll)
 	case cfg.Requests == 0 && cfg.Duration == 0:
 		return nil, errors.New("neither a number of requests nor a duration")
 	case cfg.Requests > 0 && cfg.Concurrency > cfg.Requests:
@@ -347,6 +360,10 @@ wait:
 		Waiting:        hdrhistogram.New(histMin, histMax, histSig),
 	}
 	for _, l := range loops {
+		r.Engine = EngineEpoll
+		if l.ring != nil {
+			r.Engine = EngineURing
+		}
 		r.merge(l.s)
 		r.Elapsed = max(r.Elapsed, l.s.last)
 	}

@@ -4,14 +4,44 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net"
+	"os"
 	"strings"
 	"testing"
 	"time"
 )
 
+// engine is the I/O engine of the current pass over the tests.
+var engine string
+
+// TestMain runs every test once per I/O engine, so both are held to the
+// same counts. A kernel without io_uring runs the epoll pass only, unless
+// HELLOBENCH_REQUIRE_TOOLS=1 asks for every component.
+func TestMain(m *testing.M) {
+	engines := []string{EngineEpoll, EngineURing}
+	if r, err := newRing(64); err != nil {
+		if os.Getenv("HELLOBENCH_REQUIRE_TOOLS") == "1" {
+			fmt.Fprintf(os.Stderr, "loadgen tests: %v\n", err)
+			os.Exit(1)
+		}
+		fmt.Fprintf(os.Stderr, "loadgen tests: %v: testing the epoll engine only\n", err)
+		engines = engines[:1]
+	} else {
+		r.close()
+	}
+	for _, e := range engines {
+		engine = e
+		if code := m.Run(); code != 0 {
+			fmt.Fprintf(os.Stderr, "loadgen tests failed with the %s engine\n", e)
+			os.Exit(code)
+		}
+	}
+}
+
 func run(t *testing.T, cfg Config) *Result {
 	t.Helper()
+	cfg.Engine = engine
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	if cfg.Timeout == 0 {
@@ -190,7 +220,7 @@ func TestConnectRefused(t *testing.T) {
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	_, err = Run(context.Background(), Config{URL: "http://" + addr + "/", Requests: 10, Concurrency: 2})
+	_, err = Run(context.Background(), Config{URL: "http://" + addr + "/", Requests: 10, Concurrency: 2, Engine: engine})
 	if err == nil || err.Error() != "connect "+addr+": connection refused" {
 		t.Errorf("error %v, want connect %s: connection refused", err, addr)
 	}
@@ -208,6 +238,7 @@ func TestBadConfig(t *testing.T) {
 		{URL: "http://127.0.0.1/", Requests: 1, Headers: []string{"no colon"}},
 		{URL: "http://127.0.0.1/", Requests: 1, Method: "G T"},
 		{URL: "http://127.0.0.1/", Requests: 1, Pipeline: -1},
+		{URL: "http://127.0.0.1/", Requests: 1, Engine: "kqueue"},
 	} {
 		if _, err := Run(context.Background(), cfg); err == nil {
 			t.Errorf("%+v: no error", cfg)

@@ -16,9 +16,23 @@ const (
 	// without a word from the server (a close or reset before any byte of
 	// its response), so a server that drops everything cannot loop us.
 	maxTries = 3
-	// readSize is the loop's one read buffer: large enough to take a whole
-	// pipeline batch of responses in one read(2).
+	// readSize is the epoll loop's one read buffer: large enough to take a
+	// whole pipeline batch of responses in one read(2).
 	readSize = 256 << 10
+	// recvSize is each connection's receive buffer under io_uring, where
+	// every connection has a receive posted at once; smaller past
+	// manyConns connections, to bound the memory.
+	recvSize  = 16 << 10
+	manyConns = 4096
+	// gather is how long an io_uring loop may wait to reap completions in
+	// a batch rather than one by one (when the kernel has IORING_FEAT_MIN_
+	// TIMEOUT). Batches are what make a request cheap: each wake-up of the
+	// loop, and each of the server's sends that has to wake it, costs more
+	// than the request's own work. A response's time is taken when it is
+	// reaped, so it can include up to this much of the client's own wait.
+	gather = 20 * time.Microsecond
+	// maxGather caps the completions a loop waits for before gather ends.
+	maxGather = 64
 	// maxWait caps an epoll_wait, so an idle loop still sees the stop flag.
 	maxWait = 100 * time.Millisecond
 	// yieldEvery is how often a solo loop lets other goroutines (progress,
@@ -31,6 +45,9 @@ const (
 	closed = iota
 	connecting
 	open
+	// parked: to open again once the kernel has finished with the previous
+	// socket's operations (io_uring), which may still write to its buffer.
+	parked
 )
 
 // request is one request in flight, times from the run's start.
@@ -57,6 +74,11 @@ type conn struct {
 	firstRd  time.Duration // first byte of the current response
 	inflight int           // len(q) - head
 	reserved int           // requests taken for the connection before it opened
+
+	// io_uring only.
+	rbuf    []byte // the posted receive's buffer
+	gen     uint32 // bumped per socket: completions of an older one are stale
+	pending int    // receive and connect operations the kernel still holds
 }
 
 // loop drives its connections from one epoll instance on one OS thread.
@@ -82,6 +104,10 @@ type loop struct {
 	revive   []int32       // connections to open again after a failed connect
 	solo     bool          // Config.Solo
 	err      error
+
+	ring    *ring       // nil: the epoll engine
+	raw     rawSockaddr // the target, for connect SQEs
+	pending int         // sum of the connections' pending
 }
 
 func newLoop(cfg *Config, t *target, req []byte, sh *shared, conns, n int, rate float64, first time.Duration) *loop {
@@ -91,7 +117,6 @@ func newLoop(cfg *Config, t *target, req []byte, sh *shared, conns, n int, rate 
 		sh:    sh,
 		req:   req,
 		conns: make([]conn, conns),
-		buf:   make([]byte, readSize),
 		s:     newStats(),
 		left:  n,
 	}
@@ -114,6 +139,7 @@ func newLoop(cfg *Config, t *target, req []byte, sh *shared, conns, n int, rate 
 		c := *sa
 		l.sa = &c
 	}
+	l.raw = newRawSockaddr(t.sa)
 	l.deadline = cfg.Duration
 	l.next = first
 	if rate > 0 {
@@ -134,21 +160,15 @@ func (l *loop) run() error {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 
-	epfd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
-	if err != nil {
-		return fmt.Errorf("epoll_create1: %v", err)
+	if err := l.setup(); err != nil {
+		return err
 	}
-	l.epfd = epfd
-	defer func() {
-		for i := range l.conns {
-			if l.conns[i].fd >= 0 {
-				unix.Close(l.conns[i].fd)
-			}
-		}
-		unix.Close(epfd)
-	}()
+	defer l.teardown()
 
-	events := make([]unix.EpollEvent, len(l.conns)+1)
+	var events []unix.EpollEvent
+	if l.ring == nil {
+		events = make([]unix.EpollEvent, len(l.conns)+1)
+	}
 	now := l.now()
 	if l.cfg.Timeout > 0 {
 		l.check = now + l.cfg.Timeout/4
@@ -175,24 +195,31 @@ func (l *loop) run() error {
 			}
 			break
 		}
-		n, errno := epollWait(epfd, events, l.wait(now), l.solo)
-		if errno != 0 && errno != unix.EINTR {
-			return fmt.Errorf("epoll_wait: %v", errno)
+		if l.ring != nil {
+			if err := l.reap(now); err != nil {
+				return err
+			}
+			now = l.now()
+		} else {
+			n, errno := epollWait(l.epfd, events, millis(l.wait(now)), l.solo)
+			if errno != 0 && errno != unix.EINTR {
+				return fmt.Errorf("epoll_wait: %v", errno)
+			}
+			now = l.now()
+			for _, ev := range events[:max(n, 0)] {
+				c := &l.conns[ev.Pad]
+				if c.fd != int(ev.Fd) {
+					continue // a connection closed earlier in this batch
+				}
+				l.event(c, ev.Events, now)
+				if l.err != nil {
+					break
+				}
+			}
 		}
-		now = l.now()
 		if l.solo && now >= yield {
 			runtime.Gosched()
 			yield = now + yieldEvery
-		}
-		for _, ev := range events[:max(n, 0)] {
-			c := &l.conns[ev.Pad]
-			if c.fd != int(ev.Fd) {
-				continue // a connection closed earlier in this batch
-			}
-			l.event(c, ev.Events, now)
-			if l.err != nil {
-				break
-			}
 		}
 		if len(l.revive) > 0 {
 			l.reopen(now)
@@ -209,8 +236,73 @@ func (l *loop) run() error {
 	return l.err
 }
 
-// wait returns epoll_wait's timeout in milliseconds.
-func (l *loop) wait(now time.Duration) int {
+// setup creates the loop's io_uring or, when Config.Engine asks for epoll
+// or io_uring is missing and the engine is left to choose, its epoll set.
+func (l *loop) setup() error {
+	if l.cfg.Engine != EngineEpoll {
+		r, err := newRing(4*len(l.conns) + 64)
+		if err == nil {
+			r.blocking = !l.solo
+			l.ring = r
+			size := recvSize
+			if len(l.conns) > manyConns {
+				size = 4 << 10
+			}
+			for i := range l.conns {
+				l.conns[i].rbuf = make([]byte, size)
+			}
+			return nil
+		}
+		if l.cfg.Engine == EngineURing {
+			return err
+		}
+	}
+	epfd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+	if err != nil {
+		return fmt.Errorf("epoll_create1: %v", err)
+	}
+	l.epfd = epfd
+	l.buf = make([]byte, readSize)
+	return nil
+}
+
+// teardown closes the loop's sockets and its epoll set or ring. A ring's
+// operations are cancelled and their completions awaited first, so that no
+// receive still writes into a buffer once the loop is gone.
+func (l *loop) teardown() {
+	if r := l.ring; r != nil {
+		if s, err := r.get(); err == nil {
+			s.opcode = opAsyncCancel
+			s.opFlags = cancelAll | cancelAny
+		}
+		for end := time.Now().Add(time.Second); l.pending > 0 && time.Now().Before(end); {
+			if r.enter(1, 0, 10*time.Millisecond) != nil {
+				break
+			}
+			head, tail := r.ready()
+			for ; head != tail; head++ {
+				if op := uint8(r.cqe(head).userData); op == opRecv || op == opConnect {
+					l.conns[r.cqe(head).userData>>32].pending--
+					l.pending--
+				}
+			}
+			r.done(head)
+		}
+	}
+	for i := range l.conns {
+		if l.conns[i].fd >= 0 {
+			unix.Close(l.conns[i].fd)
+		}
+	}
+	if l.ring != nil {
+		l.ring.close()
+	} else {
+		unix.Close(l.epfd)
+	}
+}
+
+// wait returns how long the loop may wait for events.
+func (l *loop) wait(now time.Duration) time.Duration {
 	d := maxWait
 	if l.deadline > 0 {
 		d = min(d, l.deadline-now)
@@ -226,9 +318,11 @@ func (l *loop) wait(now time.Duration) int {
 	if len(l.revive) > 0 {
 		d = 0
 	}
-	if d <= 0 {
-		return 0
-	}
+	return max(d, 0)
+}
+
+// millis is d in whole milliseconds, rounded up, for epoll_wait.
+func millis(d time.Duration) int {
 	return int((d + time.Millisecond - 1) / time.Millisecond)
 }
 
@@ -291,6 +385,18 @@ func (l *loop) open(c *conn, now time.Duration) {
 		c.reserved = k
 		l.inflight += k
 	}
+	if c.pending > 0 {
+		// The previous socket's operations are being cancelled; reap
+		// opens the connection when the last one is done.
+		c.state = parked
+		c.active = now
+		return
+	}
+	l.connect(c, now)
+}
+
+// connect opens c's socket and starts connecting it.
+func (l *loop) connect(c *conn, now time.Duration) {
 	fd, err := unix.Socket(l.t.domain, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		l.err = fmt.Errorf("socket: %v", err)
@@ -308,6 +414,22 @@ func (l *loop) open(c *conn, now time.Duration) {
 	c.served = 0
 	c.p.reset()
 	l.s.conns++
+	if l.ring != nil {
+		c.gen++
+		s, err := l.ring.get()
+		if err != nil {
+			l.err = err
+			return
+		}
+		s.opcode = opConnect
+		s.fd = int32(fd)
+		s.addr = uint64(uintptr(unsafe.Pointer(&l.raw.buf[0])))
+		s.off = uint64(l.raw.len)
+		s.userData = c.tag(opConnect)
+		c.pending++
+		l.pending++
+		return
+	}
 	ev := unix.EpollEvent{
 		// Edge-triggered: registered once, never modified, so a request
 		// costs no epoll_ctl.
@@ -331,6 +453,9 @@ func (l *loop) established(c *conn, now time.Duration) {
 	c.connDur = now - c.begin
 	c.active = now
 	l.sh.connected.Store(true)
+	if l.ring != nil {
+		l.recv(c)
+	}
 	if c.resend {
 		c.resend = false
 		c.connDur = 0
@@ -449,6 +574,23 @@ func (l *loop) dispatch(now time.Duration) {
 
 func (l *loop) write(c *conn, b []byte, now time.Duration) {
 	c.active = now
+	if l.ring != nil {
+		// MSG_WAITALL: the kernel sends the rest of a short send itself,
+		// so success needs no completion.
+		s, err := l.ring.get()
+		if err != nil {
+			l.err = err
+			return
+		}
+		s.opcode = opSend
+		s.flags = sqeSkipSuccess
+		s.fd = int32(c.fd)
+		s.addr = uint64(uintptr(unsafe.Pointer(&b[0])))
+		s.len = uint32(len(b))
+		s.opFlags = unix.MSG_WAITALL | unix.MSG_NOSIGNAL
+		s.userData = c.tag(opSend)
+		return
+	}
 	n, errno := rawWrite(c.fd, b)
 	if errno != 0 && errno != unix.EAGAIN {
 		l.lost(c, errno, now)
@@ -652,7 +794,9 @@ func (l *loop) close(c *conn, now time.Duration) {
 
 // drop closes c's socket; close(2) also removes it from the epoll set.
 func (l *loop) drop(c *conn) {
-	if c.fd >= 0 {
+	if c.fd >= 0 && l.ring != nil {
+		l.release(c)
+	} else if c.fd >= 0 {
 		unix.Close(c.fd)
 	}
 	c.fd = -1
@@ -669,8 +813,8 @@ func (l *loop) expire(now time.Duration) {
 		if c.state == closed || now-c.active < l.cfg.Timeout {
 			continue
 		}
-		if c.inflight == 0 && c.reserved == 0 && c.state == open {
-			continue // idle, waiting for the schedule
+		if c.inflight == 0 && c.reserved == 0 && (c.state == open || c.state == parked) {
+			continue // idle, waiting for the schedule or its old socket
 		}
 		l.drop(c)
 		l.failAll(c, &l.s.failures.Timeout, now)

@@ -9,7 +9,8 @@
 // requests/s in total (open loop, latency from the intended send), -warmup (a
 // duration or a count, run first and not recorded), -repeat N runs (prints
 // the median run and the spread), -json (one JSON object instead of the
-// report).
+// report), -engine io_uring|epoll (the I/O engine; io_uring when the kernel
+// has it). As with ab, a value may follow its letter directly: -c50.
 package main
 
 import (
@@ -60,6 +61,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		warmup   = fs.String("warmup", "", "run first and not recorded: a duration (2s) or a number of requests")
 		repeat   = fs.Int("repeat", 1, "runs; prints the median run by requests per second and the spread")
 		jsonOut  = fs.Bool("json", false, "print one JSON object instead of the report")
+		engine   = fs.String("engine", "", "I/O engine, io_uring or epoll (default: io_uring when the kernel has it)")
 		hdrs     headers
 	)
 	fs.Var(&hdrs, "H", "add a header, as \"Accept-Encoding: gzip\" (repeatable)")
@@ -68,6 +70,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "loadgen: "+format+"\n", a...)
 		return 2
 	}
+	args = splitJoined(fs, args)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprintln(stdout, usageLine)
@@ -103,6 +106,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		Rate:        *rate,
 		Method:      *m,
 		Headers:     hdrs,
+		Engine:      *engine,
 		Solo:        true,
 	}
 	switch {
@@ -116,6 +120,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return usage("-pipeline needs -k: without keep-alive a connection carries one request")
 	case *rate < 0 || math.IsNaN(*rate) || math.IsInf(*rate, 0):
 		return usage("invalid rate %v", *rate)
+	case *engine != "" && *engine != loadgen.EngineURing && *engine != loadgen.EngineEpoll:
+		return usage("invalid -engine %q (%s or %s)", *engine, loadgen.EngineURing, loadgen.EngineEpoll)
 	case *repeat < 1:
 		return usage("invalid -repeat %d", *repeat)
 	case *s < 0 || math.IsNaN(*s) || *s > 1e6:
@@ -257,4 +263,26 @@ func writeRuns(w io.Writer, runs []*loadgen.Result, med *loadgen.Result) {
 		spread = (hi - lo) / m * 100
 	}
 	fmt.Fprintf(w, "Spread:                 %.2f to %.2f [#/sec], %.1f%% of the median\n", lo, hi, spread)
+}
+
+// splitJoined splits ab's joined form of a one-letter option and its value,
+// -c50, into -c 50, which package flag would reject. Arguments after "--"
+// are left alone.
+func splitJoined(fs *flag.FlagSet, args []string) []string {
+	out := make([]string, 0, len(args))
+	for i, a := range args {
+		if a == "--" {
+			return append(out, args[i:]...)
+		}
+		if len(a) > 2 && a[0] == '-' && a[1] != '-' && !strings.Contains(a, "=") && fs.Lookup(a[1:]) == nil {
+			if f := fs.Lookup(a[1:2]); f != nil {
+				if b, ok := f.Value.(interface{ IsBoolFlag() bool }); !ok || !b.IsBoolFlag() {
+					out = append(out, a[:2], a[2:])
+					continue
+				}
+			}
+		}
+		out = append(out, a)
+	}
+	return out
 }

@@ -77,6 +77,9 @@ func TestErrors(t *testing.T) {
 		{[]string{"-d", "soon", "http://127.0.0.1/"}, 2, "invalid duration"},
 		{[]string{"-warmup", "x", "http://127.0.0.1/"}, 2, "invalid -warmup"},
 		{[]string{"http://127.0.0.1/", "http://127.0.0.2/"}, 2, "more than one URL"},
+		{[]string{"-engine", "kqueue", "http://127.0.0.1/"}, 2, "invalid -engine"},
+		{[]string{"-c5", "-n2", "http://127.0.0.1/"}, 2, "greater than total number of requests"},
+		{[]string{"-kx", "http://127.0.0.1/"}, 2, "flag provided but not defined: -kx"},
 		{[]string{"not a url"}, 1, "invalid URL"},
 		{[]string{"http://%zz/"}, 1, "invalid URL"},
 		{[]string{"https://127.0.0.1/"}, 1, "https is not supported"},
@@ -99,7 +102,8 @@ func TestRun(t *testing.T) {
 	}))
 	defer srv.Close()
 
-	code, stdout, stderr := runChild(t, "-n", "300", "-c", "3", "-k", srv.URL+"/x")
+	// ab's joined form of an option and its value, -n300.
+	code, stdout, stderr := runChild(t, "-n300", "-c", "3", "-k", srv.URL+"/x")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
