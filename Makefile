@@ -78,6 +78,6 @@ compare-gnet: build bench-refs ## gnet vs nginx vs fasthttp, wrk -t1 -c50, serve
 compare-fcgi: build bench-refs ## the FastCGI hop: lighttpd+fcgi vs nethttp vs lighttpd static, side by side
 	$(GO) run ./bench/cmd/versus -client wrk -c 50 -d 5s -rounds 3 fcgi nethttp lighttpd-static
 
-compare-wrk: build ## loadgen vs wrk -t1 against fasthttp: client CPU per request and req/s ratios
-	bin/comparewrk -server fasthttp -c 50 -d 5s -rounds 3
-	bin/comparewrk -server fasthttp -c 50 -d 5s -rounds 3 -mode pipeline
+compare-wrk: build bench-refs ## loadgen vs wrk -t1 against nginx: client CPU per request and req/s ratios
+	bin/comparewrk -server nginx -c 50 -d 5s -rounds 3
+	bin/comparewrk -server nginx -c 50 -d 5s -rounds 3 -mode pipeline

@@ -213,6 +213,22 @@ func TestTimeout(t *testing.T) {
 	}
 }
 
+// Timeouts under load: a loop awaiting many responses gathers them in
+// batches (io_uring), and each timed-out connection is closed with its
+// receive still posted, then opened again.
+func TestTimeoutUnderLoad(t *testing.T) {
+	s := newTestServer(t, func(s *testServer) { s.holdEvery = 10 })
+	const n = 400
+	r := run(t, Config{URL: s.url(), Requests: n, Concurrency: 40, KeepAlive: true, Loops: 1, Timeout: 100 * time.Millisecond})
+	checkCounts(t, r, n)
+	if r.Failures.Timeout != n/10 || r.Complete != n-n/10 {
+		t.Errorf("timeouts %d complete %d, want %d and %d; %+v", r.Failures.Timeout, r.Complete, n/10, n-n/10, r.Failures)
+	}
+	if got := s.received.Load(); got != n {
+		t.Errorf("server received %d requests, want %d", got, n)
+	}
+}
+
 func TestConnectRefused(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

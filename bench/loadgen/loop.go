@@ -31,7 +31,9 @@ const (
 	// than the request's own work. A response's time is taken when it is
 	// reaped, so it can include up to this much of the client's own wait.
 	gather = 20 * time.Microsecond
-	// maxGather caps the completions a loop waits for before gather ends.
+	// minGather and maxGather bound the completions a loop awaiting them
+	// waits for before gather ends: it gathers only under load.
+	minGather = 16
 	maxGather = 64
 	// maxWait caps an epoll_wait, so an idle loop still sees the stop flag.
 	maxWait = 100 * time.Millisecond

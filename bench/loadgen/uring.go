@@ -254,16 +254,17 @@ func (c *conn) tag(op uint8) uint64 {
 }
 
 // reap submits the loop's queued operations, waits for completions as long
-// as l.wait allows, and handles them. Completions are gathered in batches
-// in a closed loop; with a rate, each is handled as it comes, to keep to
-// the schedule.
+// as l.wait allows, and handles them. In a closed loop awaiting minGather
+// or more, completions are gathered in batches; with fewer, where a
+// response's latency is short enough for gather to distort it, or with a
+// rate, which has a schedule to keep, each is handled as it comes.
 func (l *loop) reap(now time.Duration) error {
 	r := l.ring
 	d := l.wait(now)
 	wait, g := 0, time.Duration(0)
 	if d > 0 {
 		wait = 1
-		if l.interval == 0 && l.pending > 1 {
+		if l.interval == 0 && l.pending >= minGather {
 			wait, g = min(l.pending/2, maxGather), gather
 		}
 	}
