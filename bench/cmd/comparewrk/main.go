@@ -99,7 +99,7 @@ func compare(server string, load bench.Load, rounds int) error {
 		}
 	}
 	if busy[0] >= bench.Saturated && busy[1] >= bench.Saturated {
-		fmt.Println("note: both clients saturated the server's core: the req/s ratio is the server's, not the clients'")
+		fmt.Println("note: both clients kept the server's core busy: the req/s ratio follows the server's CPU per request under each client's arrival pattern")
 	}
 	return nil
 }
