@@ -72,7 +72,10 @@ bench-sweep: build bench-refs ## concurrency sweep (1 to 1000 connections): req/
 bench-quick: build ## a smoke run of the benchmarks, about a minute, report in a temporary directory
 	$(GO) run ./bench/cmd/report -run -quick -out "$$(mktemp -d)"
 
-compare-gnet: build bench-refs ## gnet vs nginx vs fasthttp, wrk -t1 -c50, server CPU per request side by side
+# loadgen keeps each server's core busy; wrk -t1, the reference client, does
+# not keep gnet's or nginx's busy on a slow machine, and then measures itself.
+compare-gnet: build bench-refs ## gnet vs nginx vs fasthttp, -c50, server CPU per request side by side (loadgen, then wrk)
+	$(GO) run ./bench/cmd/versus -client loadgen -c 50 -d 5s -rounds 5 gnet nginx fasthttp
 	$(GO) run ./bench/cmd/versus -client wrk -c 50 -d 5s -rounds 3 gnet nginx fasthttp
 
 compare-fcgi: build bench-refs ## the FastCGI hop: lighttpd+fcgi vs nethttp vs lighttpd static, side by side

@@ -2,7 +2,7 @@
 // turn is started pinned to CPU 0 with GOMAXPROCS=1 and driven by a client
 // pinned to CPU 1, round after round (A B C A B C ...), and the medians of
 // the rounds are printed with each target's CPU time per request as a ratio
-// to the first target's.
+// to the first target's, and the first target's to each other's.
 //
 // Usage:
 //
@@ -144,6 +144,12 @@ func print(targets []string, results map[string][]bench.Result) {
 			bench.Median(rs, func(r bench.Result) float64 { return r.ReqPerSec }), cpu, split, busy, cpu/base, 1e6/cpu, note)
 	}
 	w.Flush()
+	if len(targets) > 1 {
+		fmt.Println()
+	}
+	for _, t := range targets[1:] {
+		fmt.Printf("CPU per request, %s/%s: %.2f\n", targets[0], t, base/bench.Median(results[t], bench.Result.CPUPerRequest))
+	}
 }
 
 func serverPerRequest(r bench.Result) float64 {
