@@ -2,11 +2,15 @@
 // (ApacheBench) and costs less CPU per request than wrk.
 //
 // Run drives Config.Concurrency connections from event loops, by default one
-// per GOMAXPROCS, each on its own OS thread and each a Linux epoll loop over
-// non-blocking sockets: the request is built once, written with one write(2)
-// (or one write per pipeline batch), and responses are read as they come,
-// parsed incrementally and counted, so a request costs a write, a read and a
-// share of an epoll_wait, and allocates nothing.
+// per GOMAXPROCS, each on its own OS thread. The request is built once and
+// sent whole (a pipeline batch in one send); responses are parsed
+// incrementally as they come and counted; a request allocates nothing. A
+// loop does its I/O through one of two engines (see EngineURing): under
+// load, an io_uring ring, where one system call submits every send and
+// receive due and reaps a batch of completions, so a request costs a small
+// share of a system call; otherwise a Linux epoll set over non-blocking
+// sockets, where a request costs a write, a read and a share of an
+// epoll_wait.
 //
 // Requests are HTTP/1.0 as ab sends them; with KeepAlive they add
 // "Connection: Keep-Alive", so the server sees the same bytes as from ab and
@@ -25,6 +29,9 @@
 // opened it (ab's Total = Connect + Processing), or, with Rate, the time the
 // schedule meant it to be sent, as wrk2 measures: a stalled server then shows
 // in the latency of every request it delayed (no coordinated omission).
+// The last byte's time is when the loop handles it: an io_uring loop
+// awaiting 16 or more responses may wait up to 20 µs to handle them in a
+// batch, and that wait is in their latency.
 //
 // Each loop records into its own HDR histograms (1 ns to 1 h, 3 significant
 // digits) and counters; they are merged when the run ends.
@@ -61,7 +68,7 @@ type Config struct {
 	Method      string        // default GET
 	Headers     []string      // "Name: value"; replaces a default header of that name
 	Loops       int           // event loops; 0 means min(GOMAXPROCS, Concurrency)
-	Engine      string        // EngineURing, EngineEpoll, or "": io_uring when the kernel has it
+	Engine      string        // EngineURing, EngineEpoll, or "": io_uring for 16 connections a loop or more, when the kernel has it
 
 	// Solo says the process does nothing but the run, as the loadgen
 	// command: a loop with nothing to read may then sleep in epoll_wait
@@ -75,9 +82,9 @@ type Config struct {
 }
 
 // The I/O engines. io_uring submits a batch of sends and receives and reaps
-// a batch of completions in one system call, and its loop sleeps until
-// several are ready; epoll costs a system call per send and per receive and
-// a wake-up per readiness. io_uring needs Linux 6.1 or later.
+// a batch of completions in one system call, and under load its loop sleeps
+// until several are ready; epoll costs a system call per send and per
+// receive and a wake-up per readiness. io_uring needs Linux 6.1 or later.
 const (
 	EngineURing = "io_uring"
 	EngineEpoll = "epoll"

@@ -238,10 +238,12 @@ func (l *loop) run() error {
 	return l.err
 }
 
-// setup creates the loop's io_uring or, when Config.Engine asks for epoll
-// or io_uring is missing and the engine is left to choose, its epoll set.
+// setup creates the loop's io_uring or its epoll set. Left to choose, it
+// takes io_uring for minGather connections or more, and epoll below: with
+// few connections there is little to batch, and epoll, polling before it
+// sleeps, answered sooner and kept the server busier.
 func (l *loop) setup() error {
-	if l.cfg.Engine != EngineEpoll {
+	if l.cfg.Engine == EngineURing || (l.cfg.Engine == "" && len(l.conns) >= minGather) {
 		r, err := newRing(4*len(l.conns) + 64)
 		if err == nil {
 			r.blocking = !l.solo

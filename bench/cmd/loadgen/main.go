@@ -9,8 +9,8 @@
 // requests/s in total (open loop, latency from the intended send), -warmup (a
 // duration or a count, run first and not recorded), -repeat N runs (prints
 // the median run and the spread), -json (one JSON object instead of the
-// report), -engine io_uring|epoll (the I/O engine; io_uring when the kernel
-// has it). As with ab, a value may follow its letter directly: -c50.
+// report), -engine io_uring|epoll (the I/O engine; by default io_uring from
+// 16 connections, when the kernel has it). As with ab, a value may follow its letter directly: -c50.
 package main
 
 import (
@@ -61,7 +61,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		warmup   = fs.String("warmup", "", "run first and not recorded: a duration (2s) or a number of requests")
 		repeat   = fs.Int("repeat", 1, "runs; prints the median run by requests per second and the spread")
 		jsonOut  = fs.Bool("json", false, "print one JSON object instead of the report")
-		engine   = fs.String("engine", "", "I/O engine, io_uring or epoll (default: io_uring when the kernel has it)")
+		engine   = fs.String("engine", "", "I/O engine, io_uring or epoll (default: io_uring from 16 connections, when the kernel has it)")
 		hdrs     headers
 	)
 	fs.Var(&hdrs, "H", "add a header, as \"Accept-Encoding: gzip\" (repeatable)")
