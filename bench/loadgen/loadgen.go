@@ -290,6 +290,18 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	nloops = min(nloops, cfg.Concurrency)
 
+	// Left to choose, io_uring for minGather connections a loop or more,
+	// and epoll below: with few connections there is little to batch, and
+	// epoll, polling before it sleeps, answered sooner and kept the server
+	// busier.
+	engine := cfg.Engine
+	if engine == "" {
+		engine = EngineEpoll
+		if cfg.Concurrency/nloops >= minGather {
+			engine = EngineURing
+		}
+	}
+
 	sh := &shared{}
 	sh.docLen.Store(-1)
 	loops := make([]*loop, nloops)
@@ -308,6 +320,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		}
 		loops[i] = newLoop(&cfg, t, req, sh, conns, n, cfg.Rate*float64(conns)/float64(cfg.Concurrency), first)
 		loops[i].solo = cfg.Solo
+		loops[i].engine = engine
 	}
 
 	sh.start = time.Now()
@@ -367,9 +380,10 @@ wait:
 		Waiting:        hdrhistogram.New(histMin, histMax, histSig),
 	}
 	for _, l := range loops {
-		r.Engine = EngineEpoll
-		if l.ring != nil {
-			r.Engine = EngineURing
+		if r.Engine == "" {
+			r.Engine = l.engine
+		} else if r.Engine != l.engine {
+			r.Engine = EngineURing + "+" + EngineEpoll // a loop fell back
 		}
 		r.merge(l.s)
 		r.Elapsed = max(r.Elapsed, l.s.last)

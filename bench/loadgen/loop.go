@@ -105,6 +105,7 @@ type loop struct {
 	check    time.Duration // next timeout scan
 	revive   []int32       // connections to open again after a failed connect
 	solo     bool          // Config.Solo
+	engine   string        // the engine to use: EngineURing is tried first
 	err      error
 
 	ring    *ring       // nil: the epoll engine
@@ -238,12 +239,10 @@ func (l *loop) run() error {
 	return l.err
 }
 
-// setup creates the loop's io_uring or its epoll set. Left to choose, it
-// takes io_uring for minGather connections or more, and epoll below: with
-// few connections there is little to batch, and epoll, polling before it
-// sleeps, answered sooner and kept the server busier.
+// setup creates the loop's io_uring or its epoll set, as Run chose
+// (l.engine), falling back to epoll when io_uring was only preferred.
 func (l *loop) setup() error {
-	if l.cfg.Engine == EngineURing || (l.cfg.Engine == "" && len(l.conns) >= minGather) {
+	if l.engine != EngineEpoll {
 		r, err := newRing(4*len(l.conns) + 64)
 		if err == nil {
 			r.blocking = !l.solo
@@ -260,6 +259,7 @@ func (l *loop) setup() error {
 		if l.cfg.Engine == EngineURing {
 			return err
 		}
+		l.engine = EngineEpoll
 	}
 	epfd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
 	if err != nil {
