@@ -413,3 +413,34 @@ func TestJSON(t *testing.T) {
 		t.Errorf("%d runs", len(runs))
 	}
 }
+
+// Left to choose, a run takes io_uring for 16 connections a loop or more
+// (where the kernel has it) and epoll below, and says which it used.
+func TestEngineChoice(t *testing.T) {
+	s := newTestServer(t, nil)
+	uring := EngineURing
+	if r, err := newRing(64); err != nil {
+		uring = EngineEpoll
+	} else {
+		r.close()
+	}
+	for _, tc := range []struct {
+		c, loops int
+		want     string
+	}{
+		{4, 1, EngineEpoll},
+		{15, 1, EngineEpoll},
+		{16, 1, uring},
+		{31, 2, EngineEpoll},
+		{32, 2, uring},
+	} {
+		r, err := Run(context.Background(), Config{URL: s.url(), Requests: 100, Concurrency: tc.c, KeepAlive: true, Loops: tc.loops, Timeout: 5 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkCounts(t, r, 100)
+		if r.Engine != tc.want {
+			t.Errorf("-c %d over %d loops: engine %s, want %s", tc.c, tc.loops, r.Engine, tc.want)
+		}
+	}
+}
