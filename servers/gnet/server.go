@@ -317,11 +317,12 @@ func (s *server) loopOf(el gnet.EventLoop) *loop {
 
 // send writes b to fd directly and returns how much the socket took (0 on
 // any error, which c.Write then meets and handles). It is what c.Write does
-// with nothing queued, less the scheduler's syscall bookkeeping: the socket
-// is non-blocking, so the call cannot block, and at GOMAXPROCS=1 that
-// bookkeeping is a measurable share of a request.
+// with nothing queued, less the scheduler's syscall bookkeeping (the socket
+// is non-blocking, so the call cannot block) and the file layer of write(2)
+// (sendto goes straight to the socket); at GOMAXPROCS=1 each was about 1 %
+// of a request. MSG_NOSIGNAL: a peer gone is an error here, not a SIGPIPE.
 func send(fd int, b []byte) int {
-	n, _, errno := unix.RawSyscall(unix.SYS_WRITE, uintptr(fd), uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
+	n, _, errno := unix.RawSyscall6(unix.SYS_SENDTO, uintptr(fd), uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)), unix.MSG_NOSIGNAL, 0, 0)
 	if errno != 0 {
 		return 0
 	}
