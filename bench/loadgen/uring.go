@@ -211,7 +211,8 @@ func (r *ring) enter(wait int, gather, timeout time.Duration) error {
 	return fmt.Errorf("io_uring_enter: %v", errno)
 }
 
-// ready returns the completions to reap; done(k) frees the first k.
+// ready returns the CQ's head and tail: the completions to reap are those
+// from head up to tail; done(h) frees those before h.
 func (r *ring) ready() (head, tail uint32) {
 	return *r.cqHead, atomic.LoadUint32(r.cqTail)
 }
@@ -275,7 +276,7 @@ func (l *loop) reap(now time.Duration) error {
 	head, tail := r.ready()
 	for ; head != tail && l.err == nil; head++ {
 		q := *r.cqe(head)
-		r.done(head + 1) // before handling: it may queue enough to submit
+		r.done(head + 1) // its slot is free: handling it may submit and post more
 		l.complete1(q, now)
 	}
 	r.done(head)
