@@ -31,7 +31,10 @@
 // in the latency of every request it delayed (no coordinated omission).
 // The last byte's time is when the loop handles it: an io_uring loop
 // awaiting 16 or more responses may wait up to 20 µs to handle them in a
-// batch, and that wait is in their latency.
+// batch, and that wait is in their latency. Likewise, at a rate of more
+// than one request per 20 µs a loop, the requests due within 20 µs are sent
+// together, up to 20 µs after their intended times, which their latencies
+// include.
 //
 // Each loop records into its own HDR histograms (1 ns to 1 h, 3 significant
 // digits) and counters; they are merged when the run ends.

@@ -255,18 +255,24 @@ func (c *conn) tag(op uint8) uint64 {
 }
 
 // reap submits the loop's queued operations, waits for completions as long
-// as l.wait allows, and handles them. In a closed loop awaiting minGather
-// or more, completions are gathered in batches; with fewer, where a
-// response's latency is short enough for gather to distort it, or with a
-// rate, which has a schedule to keep, each is handled as it comes.
+// as l.wait allows, and handles them. Awaiting minGather responses or more,
+// completions are gathered in batches; with fewer, where a response's
+// latency is short enough for gather to distort it, each is handled as it
+// comes. With a rate, sends keep to the schedule, unless they are due more
+// often than every gather: then those due within gather go out together.
 func (l *loop) reap(now time.Duration) error {
 	r := l.ring
 	d := l.wait(now)
 	wait, g := 0, time.Duration(0)
 	if d > 0 {
 		wait = 1
-		if l.interval == 0 && l.pending >= minGather {
+		if l.inflight >= minGather {
 			wait, g = min(l.pending/2, maxGather), gather
+		}
+		if l.interval > 0 && l.interval < gather {
+			// A send due sooner than every gather: the sends due within
+			// gather go out together, rather than a wake-up each.
+			d = max(d, gather)
 		}
 	}
 	if err := r.enter(wait, g, d); err != nil {
