@@ -83,7 +83,8 @@ type conn struct {
 	pending int    // receive and connect operations the kernel still holds
 }
 
-// loop drives its connections from one epoll instance on one OS thread.
+// loop drives its connections from one epoll set or io_uring ring on one OS
+// thread.
 type loop struct {
 	cfg   *Config
 	t     *target
@@ -420,9 +421,8 @@ func (l *loop) connect(c *conn, now time.Duration) {
 	l.s.conns++
 	if l.ring != nil {
 		c.gen++
-		s, err := l.ring.get()
-		if err != nil {
-			l.err = err
+		s := l.sqe()
+		if s == nil {
 			return
 		}
 		s.opcode = opConnect
@@ -581,9 +581,8 @@ func (l *loop) write(c *conn, b []byte, now time.Duration) {
 	if l.ring != nil {
 		// MSG_WAITALL: the kernel sends the rest of a short send itself,
 		// so success needs no completion.
-		s, err := l.ring.get()
-		if err != nil {
-			l.err = err
+		s := l.sqe()
+		if s == nil {
 			return
 		}
 		s.opcode = opSend
@@ -796,7 +795,8 @@ func (l *loop) close(c *conn, now time.Duration) {
 	}
 }
 
-// drop closes c's socket; close(2) also removes it from the epoll set.
+// drop closes c's socket: under epoll, close(2) also removes it from the
+// set; under io_uring, release closes it after what the ring holds of it.
 func (l *loop) drop(c *conn) {
 	if c.fd >= 0 && l.ring != nil {
 		l.release(c)

@@ -340,11 +340,19 @@ func (l *loop) complete1(q cqe, now time.Duration) {
 	}
 }
 
-// recv posts a receive into c's buffer.
-func (l *loop) recv(c *conn) {
+// sqe returns a cleared SQE to fill, or nil with l.err set.
+func (l *loop) sqe() *sqe {
 	s, err := l.ring.get()
 	if err != nil {
 		l.err = err
+	}
+	return s
+}
+
+// recv posts a receive into c's buffer.
+func (l *loop) recv(c *conn) {
+	s := l.sqe()
+	if s == nil {
 		return
 	}
 	s.opcode = opRecv
@@ -361,9 +369,8 @@ func (l *loop) recv(c *conn) {
 // the socket would live on in them; their completions end c's parking.
 func (l *loop) release(c *conn) {
 	if c.pending > 0 {
-		s, err := l.ring.get()
-		if err != nil {
-			l.err = err
+		s := l.sqe()
+		if s == nil {
 			return
 		}
 		s.opcode = opAsyncCancel
@@ -372,9 +379,8 @@ func (l *loop) release(c *conn) {
 		s.opFlags = cancelFD | cancelAll
 		s.userData = c.tag(opAsyncCancel)
 	}
-	s, err := l.ring.get()
-	if err != nil {
-		l.err = err
+	s := l.sqe()
+	if s == nil {
 		return
 	}
 	s.opcode = opClose
