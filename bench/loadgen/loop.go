@@ -421,17 +421,12 @@ func (l *loop) connect(c *conn, now time.Duration) {
 	l.s.conns++
 	if l.ring != nil {
 		c.gen++
-		s := l.sqe()
+		s := l.sqe(c, opConnect)
 		if s == nil {
 			return
 		}
-		s.opcode = opConnect
-		s.fd = int32(fd)
 		s.addr = uint64(uintptr(unsafe.Pointer(&l.raw.buf[0])))
 		s.off = uint64(l.raw.len)
-		s.userData = c.tag(opConnect)
-		c.pending++
-		l.pending++
 		return
 	}
 	ev := unix.EpollEvent{
@@ -581,17 +576,14 @@ func (l *loop) write(c *conn, b []byte, now time.Duration) {
 	if l.ring != nil {
 		// MSG_WAITALL: the kernel sends the rest of a short send itself,
 		// so success needs no completion.
-		s := l.sqe()
+		s := l.sqe(c, opSend)
 		if s == nil {
 			return
 		}
-		s.opcode = opSend
 		s.flags = sqeSkipSuccess
-		s.fd = int32(c.fd)
 		s.addr = uint64(uintptr(unsafe.Pointer(&b[0])))
 		s.len = uint32(len(b))
 		s.opFlags = unix.MSG_WAITALL | unix.MSG_NOSIGNAL
-		s.userData = c.tag(opSend)
 		return
 	}
 	n, errno := rawWrite(c.fd, b)

@@ -340,28 +340,33 @@ func (l *loop) complete1(q cqe, now time.Duration) {
 	}
 }
 
-// sqe returns a cleared SQE to fill, or nil with l.err set.
-func (l *loop) sqe() *sqe {
+// sqe returns an SQE for operation op on c's socket, the rest of it
+// cleared to fill, or nil with l.err set. A receive or connect counts as
+// pending on c until its completion (see complete1).
+func (l *loop) sqe(c *conn, op uint8) *sqe {
 	s, err := l.ring.get()
 	if err != nil {
 		l.err = err
+		return nil
+	}
+	s.opcode = op
+	s.fd = int32(c.fd)
+	s.userData = c.tag(op)
+	if op == opRecv || op == opConnect {
+		c.pending++ // until its completion, whatever the socket's fate
+		l.pending++
 	}
 	return s
 }
 
 // recv posts a receive into c's buffer.
 func (l *loop) recv(c *conn) {
-	s := l.sqe()
+	s := l.sqe(c, opRecv)
 	if s == nil {
 		return
 	}
-	s.opcode = opRecv
-	s.fd = int32(c.fd)
 	s.addr = uint64(uintptr(unsafe.Pointer(&c.rbuf[0])))
 	s.len = uint32(len(c.rbuf))
-	s.userData = c.tag(opRecv)
-	c.pending++
-	l.pending++
 }
 
 // release closes c's socket through the ring: queued operations that use
@@ -369,22 +374,16 @@ func (l *loop) recv(c *conn) {
 // the socket would live on in them; their completions end c's parking.
 func (l *loop) release(c *conn) {
 	if c.pending > 0 {
-		s := l.sqe()
+		s := l.sqe(c, opAsyncCancel)
 		if s == nil {
 			return
 		}
-		s.opcode = opAsyncCancel
 		s.flags = sqeHardLink
-		s.fd = int32(c.fd)
 		s.opFlags = cancelFD | cancelAll
-		s.userData = c.tag(opAsyncCancel)
 	}
-	s := l.sqe()
+	s := l.sqe(c, opClose)
 	if s == nil {
 		return
 	}
-	s.opcode = opClose
 	s.flags = sqeSkipSuccess
-	s.fd = int32(c.fd)
-	s.userData = c.tag(opClose)
 }
