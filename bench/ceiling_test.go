@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"hellobench/internal/targets"
 )
 
 var (
@@ -59,7 +61,7 @@ func setup(b *testing.B) (Config, Client) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	return cfg, Loadgen{Bin: bin, CPU: cfg.ClientCPU}
+	return cfg, Loadgen{Bin: bin, CPUs: cfg.ClientCPUs}
 }
 
 func ceiling(b *testing.B, cfg Config, client Client, name string, l Load) {
@@ -115,7 +117,7 @@ func servers() []string {
 	if *flagServers != "" {
 		return strings.Split(*flagServers, ",")
 	}
-	return append(append([]string{}, Go...), Refs...)
+	return targets.Names()
 }
 
 func modes(b *testing.B) []Mode {

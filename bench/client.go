@@ -1,20 +1,17 @@
 package bench
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
-	"strings"
-	"syscall"
 	"time"
 
-	"hellobench/bench/proc"
+	"hellobench/bench/loadgen"
+	"hellobench/internal/proc"
 )
 
 // A Mode is how the client uses its connections.
@@ -60,31 +57,11 @@ type Client interface {
 
 // Loadgen runs the in-repo load generator (bin/loadgen -json).
 type Loadgen struct {
-	Bin string
-	CPU int // core to pin it to; -1: not pinned
+	Bin  string
+	CPUs string // taskset CPU list to pin it to; "": not pinned
 }
 
 func (g Loadgen) Name() string { return "loadgen" }
-
-// loadgenJSON is the part of loadgen's -json output the bench reads.
-type loadgenJSON struct {
-	Complete int64 `json:"complete"`
-	Failed   int64 `json:"failed"`
-	Failures struct {
-		Connect    int64 `json:"connect"`
-		Receive    int64 `json:"receive"`
-		Length     int64 `json:"length"`
-		Exceptions int64 `json:"exceptions"`
-		Timeout    int64 `json:"timeout"`
-	} `json:"failures"`
-	Non2xx    int64   `json:"non_2xx"`
-	Duration  float64 `json:"duration_s"`
-	ReqPerSec float64 `json:"requests_per_sec"`
-	Latency   struct {
-		P50 float64 `json:"p50"`
-		P99 float64 `json:"p99"`
-	} `json:"latency_us"`
-}
 
 // Args returns loadgen's command-line arguments for l.
 func (g Loadgen) Args(l Load) []string {
@@ -109,12 +86,12 @@ func (g Loadgen) Run(l Load) (Stats, error) {
 	if l.Requests > 0 && l.Requests < l.Connections {
 		l.Connections = l.Requests
 	}
-	out, cpu, err := run(g.CPU, g.Bin, g.Args(l)...)
-	if err != nil {
-		return Stats{}, fmt.Errorf("bench: loadgen against %s: %v", l.URL, err)
-	}
-	var r loadgenJSON
+	out, cpu, runErr := run(g.CPUs, g.Bin, g.Args(l)...)
+	var r loadgen.JSONResult
 	if err := json.Unmarshal(out, &r); err != nil {
+		if runErr != nil {
+			return Stats{}, fmt.Errorf("bench: loadgen against %s: %v", l.URL, runErr)
+		}
 		return Stats{}, fmt.Errorf("bench: loadgen against %s: unreadable -json output (%v): %.200q", l.URL, err, out)
 	}
 	if r.Failed > 0 || r.Non2xx > 0 {
@@ -122,15 +99,18 @@ func (g Loadgen) Run(l Load) (Stats, error) {
 		return Stats{}, fmt.Errorf("bench: loadgen against %s: %d failed requests (connect %d, receive %d, length %d, exceptions %d, timeout %d) and %d non-2xx responses of %d",
 			l.URL, r.Failed, f.Connect, f.Receive, f.Length, f.Exceptions, f.Timeout, r.Non2xx, r.Complete)
 	}
+	if runErr != nil {
+		return Stats{}, fmt.Errorf("bench: loadgen against %s: %v", l.URL, runErr)
+	}
 	if r.Complete == 0 {
 		return Stats{}, fmt.Errorf("bench: loadgen against %s: no complete request", l.URL)
 	}
 	return Stats{
 		Requests:  r.Complete,
-		Elapsed:   time.Duration(r.Duration * float64(time.Second)),
-		ReqPerSec: r.ReqPerSec,
-		P50:       time.Duration(r.Latency.P50 * float64(time.Microsecond)),
-		P99:       time.Duration(r.Latency.P99 * float64(time.Microsecond)),
+		Elapsed:   time.Duration(r.DurationS * float64(time.Second)),
+		ReqPerSec: r.RequestsPerSec,
+		P50:       time.Duration(r.LatencyUS.P50 * float64(time.Microsecond)),
+		P99:       time.Duration(r.LatencyUS.P99 * float64(time.Microsecond)),
 		ClientCPU: cpu,
 	}, nil
 }
@@ -138,8 +118,8 @@ func (g Loadgen) Run(l Load) (Stats, error) {
 // Wrk runs wrk with one thread (wrk -t1 -cC -dD --latency). It knows only
 // keep-alive and runs for a duration.
 type Wrk struct {
-	Bin string
-	CPU int
+	Bin  string
+	CPUs string // taskset CPU list to pin it to; "": not pinned
 }
 
 func (w Wrk) Name() string { return "wrk" }
@@ -181,7 +161,7 @@ func (w Wrk) Run(l Load) (Stats, error) {
 		}
 		args = append(args, "-s", script)
 	}
-	out, cpu, err := run(w.CPU, bin, append(args, l.URL)...)
+	out, cpu, err := run(w.CPUs, bin, append(args, l.URL)...)
 	if err != nil {
 		return Stats{}, fmt.Errorf("bench: wrk against %s: %v", l.URL, err)
 	}
@@ -249,35 +229,9 @@ func parseUnit(v, unit string) time.Duration {
 	return time.Duration(f * float64(time.Second))
 }
 
-// run runs a client pinned to cpu with GOMAXPROCS=1 in its own process
+// run runs a client pinned to cpus with GOMAXPROCS=1 in its own process
 // group, and returns its stdout and the CPU time it used; a non-zero exit
-// becomes an error with its stderr. A client that outlives its exit (it
-// should not) is killed.
-func run(cpu int, name string, args ...string) ([]byte, time.Duration, error) {
-	cmd := proc.Pinned(cpu, name, args...)
-	cmd.Env = append(os.Environ(), "GOMAXPROCS=1")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.WaitDelay = 100 * time.Millisecond
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout = &stdout
-	cmd.Stderr = &stderr
-	err := cmd.Run()
-	if cmd.Process != nil {
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		if !waitGone(cmd.Process.Pid) {
-			return nil, 0, fmt.Errorf("%s: processes of group %d still running after SIGKILL", name, cmd.Process.Pid)
-		}
-	}
-	if err != nil {
-		var ee *exec.ExitError
-		msg := strings.TrimSpace(stderr.String())
-		if msg == "" {
-			msg = strings.TrimSpace(stdout.String())
-		}
-		if errors.As(err, &ee) {
-			return nil, 0, fmt.Errorf("%s exited with status %d: %s", name, ee.ExitCode(), msg)
-		}
-		return nil, 0, fmt.Errorf("%s: %v", name, err)
-	}
-	return stdout.Bytes(), cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), nil
+// becomes an error with its stderr (the stdout is still returned).
+func run(cpus, name string, args ...string) ([]byte, time.Duration, error) {
+	return proc.Run(proc.Spec{Name: filepath.Base(name), Path: name, Args: args, CPUs: cpus, Procs: 1})
 }

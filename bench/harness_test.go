@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"hellobench/internal/proc"
 	"hellobench/page"
 )
 
@@ -27,11 +28,9 @@ func fakeRoot(t *testing.T, name, body string) Config {
 	if err := os.WriteFile(filepath.Join(root, "bin", name), []byte("#!/bin/sh\n"+body), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	return Config{Root: root, ServerCPU: -1, ClientCPU: -1, StartTimeout: time.Second}
+	return Config{Root: root, StartTimeout: time.Second}
 }
 
-// realConfig returns the configuration of the real tree, unpinned so that
-// tests do not compete for one core.
 // skipMissing skips a test whose server or tool is not installed, but
 // fails it under HELLOBENCH_REQUIRE_TOOLS=1, as CI runs, where all must run.
 func skipMissing(t *testing.T, err error) {
@@ -42,17 +41,19 @@ func skipMissing(t *testing.T, err error) {
 	t.Skip(err)
 }
 
+// realConfig returns the configuration of the real tree, unpinned so that
+// tests do not compete for one core.
 func realConfig(t *testing.T) Config {
 	t.Helper()
 	c, err := DefaultConfig()
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.ServerCPU, c.ClientCPU = -1, -1
+	c.ServerCPUs, c.ClientCPUs = "", ""
 	return c
 }
 
-// pidFrom reads a PID that a fake script wrote, and checks it is gone.
+// assertGone reads the PIDs a fake script wrote, and checks they are gone.
 func assertGone(t *testing.T, pidFile string) {
 	t.Helper()
 	b, err := os.ReadFile(pidFile)
@@ -61,7 +62,7 @@ func assertGone(t *testing.T, pidFile string) {
 	}
 	for _, f := range strings.Fields(string(b)) {
 		pid, _ := strconv.Atoi(f)
-		if Alive(pid) {
+		if proc.Alive(pid) {
 			t.Errorf("process %d left behind", pid)
 		}
 	}
@@ -132,7 +133,7 @@ func TestPortInUse(t *testing.T) {
 
 func TestUnknownServer(t *testing.T) {
 	_, err := realConfig(t).Start("apache", "")
-	if err == nil || !strings.Contains(err.Error(), `unknown server "apache"`) {
+	if err == nil || !strings.Contains(err.Error(), `unknown target "apache"`) {
 		t.Fatalf("got %v, want an unknown-server error", err)
 	}
 }
@@ -150,7 +151,7 @@ func startFloor(t *testing.T) *Server {
 		if err := s.Stop(); err != nil {
 			t.Error(err)
 		}
-		if Alive(pid) || GroupAlive(pid) {
+		if proc.Alive(pid) || len(proc.Group(pid)) > 0 {
 			t.Errorf("floor (%d) left behind", pid)
 		}
 	})
@@ -161,7 +162,7 @@ func TestLoadgenFails(t *testing.T) {
 	s := startFloor(t)
 	pids := filepath.Join(t.TempDir(), "pids")
 	c := fakeRoot(t, "loadgen", "sleep 300 & echo $! > "+pids+"\necho 'loadgen: dial tcp: connection refused' >&2\nexit 2\n")
-	_, err := Measure(s, Loadgen{Bin: filepath.Join(c.Root, "bin", "loadgen"), CPU: -1}, Load{URL: s.URL(), Mode: KeepAlive, Connections: 2, Requests: 10})
+	_, err := Measure(s, Loadgen{Bin: filepath.Join(c.Root, "bin", "loadgen"), CPUs: ""}, Load{URL: s.URL(), Mode: KeepAlive, Connections: 2, Requests: 10})
 	if err == nil {
 		t.Fatal("Measure succeeded with a failing loadgen")
 	}
@@ -176,7 +177,7 @@ func TestLoadgenFails(t *testing.T) {
 func TestLoadgenReportsFailures(t *testing.T) {
 	s := startFloor(t)
 	c := fakeRoot(t, "loadgen", `echo '{"complete":100,"failed":3,"failures":{"connect":0,"receive":3,"length":0,"exceptions":0,"timeout":0},"non_2xx":5,"duration_s":0.1,"requests_per_sec":1000,"latency_us":{"p50":10,"p99":20}}'`)
-	_, err := Measure(s, Loadgen{Bin: filepath.Join(c.Root, "bin", "loadgen"), CPU: -1}, Load{URL: s.URL(), Mode: KeepAlive, Connections: 2, Requests: 100})
+	_, err := Measure(s, Loadgen{Bin: filepath.Join(c.Root, "bin", "loadgen"), CPUs: ""}, Load{URL: s.URL(), Mode: KeepAlive, Connections: 2, Requests: 100})
 	if err == nil {
 		t.Fatal("a run with failed and non-2xx requests was taken as a result")
 	}
@@ -195,7 +196,7 @@ func TestLoadgenUnreachable(t *testing.T) {
 		t.Fatal(err)
 	}
 	addr, _ := FreeAddr() // nobody listens there
-	_, err = Loadgen{Bin: bin, CPU: -1}.Run(Load{URL: "http://" + addr + "/hello/world", Mode: KeepAlive, Connections: 1, Requests: 5})
+	_, err = Loadgen{Bin: bin, CPUs: ""}.Run(Load{URL: "http://" + addr + "/hello/world", Mode: KeepAlive, Connections: 1, Requests: 5})
 	if err == nil {
 		t.Fatal("loadgen against a closed port succeeded")
 	}
@@ -217,7 +218,7 @@ func TestPages(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			pid, app := s.PID(), s.AppPID()
+			pid := s.PID()
 			for range 2 {
 				resp, err := http.Get(s.URL())
 				if err != nil {
@@ -235,8 +236,8 @@ func TestPages(t *testing.T) {
 			if err := s.Stop(); err != nil {
 				t.Fatal(err)
 			}
-			if Alive(pid) || (app != 0 && Alive(app)) || GroupAlive(pid) {
-				t.Errorf("%s left a process behind (%d, %d)", name, pid, app)
+			if left := proc.Group(pid); len(left) > 0 {
+				t.Errorf("%s left processes behind: %+v", name, left)
 			}
 		})
 	}
@@ -249,7 +250,7 @@ func TestMeasureWrk(t *testing.T) {
 	}
 	s := startFloor(t)
 	for _, mode := range []Mode{KeepAlive, Pipeline} {
-		r, err := Measure(s, Wrk{CPU: -1}, Load{URL: s.URL(), Mode: mode, Connections: 4, Duration: 300 * time.Millisecond})
+		r, err := Measure(s, Wrk{CPUs: ""}, Load{URL: s.URL(), Mode: mode, Connections: 4, Duration: 300 * time.Millisecond})
 		if err != nil {
 			t.Fatalf("%s: %v", mode, err)
 		}
@@ -257,7 +258,7 @@ func TestMeasureWrk(t *testing.T) {
 			t.Errorf("%s: implausible result %+v", mode, r)
 		}
 	}
-	if _, err := Measure(s, Wrk{CPU: -1}, Load{URL: s.URL(), Mode: Close, Connections: 4, Duration: time.Second}); err == nil {
+	if _, err := Measure(s, Wrk{CPUs: ""}, Load{URL: s.URL(), Mode: Close, Connections: 4, Duration: time.Second}); err == nil {
 		t.Error("wrk in close mode: no error")
 	}
 }

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"time"
-
-	"hellobench/bench/proc"
 )
 
 // Saturated is the server core's busy share below which a result is
@@ -36,12 +34,26 @@ func (r Result) Busy() float64 {
 // CPUPerRequest is the server's (and application's) CPU time per request in
 // µs: the steadiest figure, since it does not depend on how busy the core
 // was kept.
-func (r Result) CPUPerRequest() float64 {
+func (r Result) CPUPerRequest() float64 { return r.perRequest(r.ServerCPU + r.AppCPU) }
+
+// perRequest is d over the run's requests, in µs.
+func (r Result) perRequest(d time.Duration) float64 {
 	if r.Requests == 0 {
 		return 0
 	}
-	return float64(r.ServerCPU+r.AppCPU) / float64(time.Microsecond) / float64(r.Requests)
+	return float64(d) / float64(time.Microsecond) / float64(r.Requests)
 }
+
+// ServerCPUPerRequest is the CPU time per request, in µs, of the process
+// that speaks HTTP alone (lighttpd, for fcgi).
+func (r Result) ServerCPUPerRequest() float64 { return r.perRequest(r.ServerCPU) }
+
+// AppCPUPerRequest is the FastCGI application's CPU time per request in µs
+// (0 for every other target).
+func (r Result) AppCPUPerRequest() float64 { return r.perRequest(r.AppCPU) }
+
+// ClientCPUPerRequest is the load generator's CPU time per request in µs.
+func (r Result) ClientCPUPerRequest() float64 { return r.perRequest(r.ClientCPU) }
 
 // Ceiling is the implied one-core ceiling in requests per second:
 // 1e6 / CPUPerRequest.
@@ -55,72 +67,71 @@ func (r Result) Ceiling() float64 {
 // ClientBound reports whether the server's core was under Saturated busy.
 func (r Result) ClientBound() bool { return r.Busy() < Saturated }
 
-// Measure runs l against s with client c, sampling the server's CPU time
-// from /proc before and after and its peak RSS at the end.
+// Measure runs l against s with client c, sampling the CPU time of the
+// target's counted processes from /proc before and after and their peak
+// RSS at the end.
 func Measure(s *Server, c Client, l Load) (Result, error) {
 	r := Result{Server: s.Name, Mode: l.Mode}
-	cpu0, app0, err := s.cpu()
+	u0, err := s.Usage()
 	if err != nil {
-		return r, err
+		return r, fmt.Errorf("bench: %v", err)
 	}
 	t0 := time.Now()
 	st, err := c.Run(l)
 	r.Wall = time.Since(t0)
 	if err != nil {
-		if !Alive(s.PID()) {
+		select {
+		case <-s.Proc.Exited():
 			return r, fmt.Errorf("%v (and %s has exited; its output:\n%s)", err, s.Name, s.Stderr())
+		default:
 		}
 		return r, err
 	}
-	cpu1, app1, err := s.cpu()
+	u1, err := s.Usage()
 	if err != nil {
-		return r, err
+		return r, fmt.Errorf("bench: %v", err)
 	}
 	r.Stats = st
-	r.ServerCPU = cpu1 - cpu0
-	r.AppCPU = app1 - app0
-	r.PeakRSS, err = proc.PeakRSS(s.PID())
-	if err != nil {
-		return r, fmt.Errorf("bench: %s: %v", s.Name, err)
-	}
-	if s.app != 0 {
-		rss, err := proc.PeakRSS(s.app)
-		if err != nil {
-			return r, fmt.Errorf("bench: fcgi application: %v", err)
-		}
-		r.PeakRSS += rss
-	}
+	// The first counted process speaks HTTP; the rest (fcgi's
+	// application) are shown apart.
+	front := s.Counted[0]
+	r.ServerCPU = u1.ByComm[front] - u0.ByComm[front]
+	r.AppCPU = (u1.CPU - u1.ByComm[front]) - (u0.CPU - u0.ByComm[front])
+	r.PeakRSS = u1.Peak
 	return r, nil
 }
 
-// cpu returns the CPU time of the server and of its application so far.
-func (s *Server) cpu() (server, app time.Duration, err error) {
-	server, err = proc.TotalCPU(s.PID())
-	if err != nil {
-		return 0, 0, fmt.Errorf("bench: %s: CPU time: %v (output:\n%s)", s.Name, err, s.Stderr())
-	}
-	if s.app != 0 {
-		app, err = proc.TotalCPU(s.app)
-		if err != nil {
-			return 0, 0, fmt.Errorf("bench: fcgi application: CPU time: %v", err)
-		}
-	}
-	return server, app, nil
-}
-
-// Median returns the median of f over rs: the middle value, or the mean of
-// the two middle ones for an even count.
+// Median returns the median of f over rs.
 func Median(rs []Result, f func(Result) float64) float64 {
-	if len(rs) == 0 {
-		return 0
-	}
 	v := make([]float64, len(rs))
 	for i, r := range rs {
 		v[i] = f(r)
 	}
-	slices.Sort(v)
-	if n := len(v); n%2 == 0 {
-		return (v[n/2-1] + v[n/2]) / 2
+	return SpreadOf(v).Median
+}
+
+// A Spread summarises the values of several rounds: their median, range and
+// count.
+type Spread struct {
+	Median float64 `json:"median"`
+	Min    float64 `json:"min"`
+	Max    float64 `json:"max"`
+	N      int     `json:"n"`
+}
+
+// SpreadOf returns the spread of v: the median is the middle value, or the
+// mean of the two middle ones for an even count; all zero for no values.
+func SpreadOf(v []float64) Spread {
+	if len(v) == 0 {
+		return Spread{}
 	}
-	return v[len(v)/2]
+	v = slices.Clone(v)
+	slices.Sort(v)
+	s := Spread{Min: v[0], Max: v[len(v)-1], N: len(v)}
+	if n := len(v); n%2 == 0 {
+		s.Median = (v[n/2-1] + v[n/2]) / 2
+	} else {
+		s.Median = v[n/2]
+	}
+	return s
 }

@@ -1,49 +1,30 @@
 // Package bench measures each hellobench server's ceiling on one core: it
-// starts a server pinned to one CPU with GOMAXPROCS=1, drives it with a load
-// generator pinned to another, and reads the server's CPU time and peak
-// memory from /proc. The ceiling benchmarks (ceiling_test.go), the versus
-// command and the report writer share this code.
+// starts a target from the table (internal/targets) pinned to the server's
+// CPUs with GOMAXPROCS, drives it with a load generator pinned to other
+// CPUs, and reads the target's CPU time and peak memory from /proc
+// (internal/proc). The ceiling benchmarks (ceiling_test.go), the versus and
+// comparewrk commands and the report writer share this code.
 package bench
 
 import (
 	"errors"
 	"fmt"
-	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
-	"sync"
-	"syscall"
 	"time"
+
+	"hellobench/internal/targets"
 )
-
-// Go lists the Go servers, in report order. Each takes -addr.
-var Go = []string{"nethttp", "gin", "fasthttp", "fiber", "gnet", "fcgi"}
-
-// Refs lists the reference rows: the C servers and the floor.
-var Refs = []string{"nginx", "lighttpd-static", "floor"}
-
-// sources maps a binary of bin/ to the package that builds it.
-var sources = map[string]string{
-	"nethttp":  "./servers/nethttp",
-	"fasthttp": "./servers/fasthttp",
-	"fiber":    "./servers/fiber",
-	"gin":      "./servers/gin",
-	"gnet":     "./servers/gnet",
-	"fcgi":     "./servers/fcgi",
-	"loadgen":  "./bench/cmd/loadgen",
-	"floor":    "./bench/cmd/floor",
-}
 
 // Config says where things are and how to place them on the CPUs.
 type Config struct {
-	Root      string // the module root, holding bin/ and servers/
-	ServerCPU int    // core the server is pinned to; -1: not pinned
-	ClientCPU int    // core the load generator is pinned to; -1: not pinned
-	// StartTimeout bounds the wait for a server to accept connections.
+	Root       string // the module root, holding bin/ and servers/
+	ServerCPUs string // taskset CPU list the server is pinned to; "": not pinned
+	ClientCPUs string // taskset CPU list the load generator is pinned to; "": not pinned
+	Procs      int    // the server's GOMAXPROCS; 0: 1
+	// StartTimeout bounds the wait for a server to serve.
 	StartTimeout time.Duration
 }
 
@@ -54,11 +35,11 @@ func DefaultConfig() (Config, error) {
 	if err != nil {
 		return Config{}, err
 	}
-	c := Config{Root: root, ServerCPU: 0, ClientCPU: 1, StartTimeout: 15 * time.Second}
+	c := Config{Root: root, ServerCPUs: "0", ClientCPUs: "1", Procs: 1, StartTimeout: 15 * time.Second}
 	if runtime.NumCPU() < 2 {
 		// One core cannot separate server and client: run unpinned (the
 		// figures then measure both together; fine for a smoke run only).
-		c.ServerCPU, c.ClientCPU = -1, -1
+		c.ServerCPUs, c.ClientCPUs = "", ""
 	}
 	return c, nil
 }
@@ -83,278 +64,61 @@ func FindRoot() (string, error) {
 	}
 }
 
-// ErrMissing marks a server or tool that is not installed or not yet in the
-// tree: the benchmarks skip it rather than fail.
-var ErrMissing = errors.New("missing")
+// ErrMissing marks a server or tool that is not installed: the benchmarks
+// skip it rather than fail.
+var ErrMissing = targets.ErrMissing
 
-var buildMu sync.Mutex
-
-// Binary returns the path of bin/<name> under the root, building it with
-// go build when it is missing.
+// Binary returns the path of bin/<name> under the root for a target or a
+// tool of bench/cmd, building it with go build when it is missing.
 func (c Config) Binary(name string) (string, error) {
-	path := filepath.Join(c.Root, "bin", name)
-	if _, err := os.Stat(path); err == nil {
-		return path, nil
+	bin := filepath.Join(c.Root, "bin")
+	t, err := targets.Lookup(name)
+	if err != nil {
+		// Not a target: a tool.
+		if _, serr := os.Stat(filepath.Join(c.Root, "bench", "cmd", name)); serr != nil {
+			return "", fmt.Errorf("bench: %w", err)
+		}
+		t = targets.Target{Name: name, Package: "./bench/cmd/" + name}
 	}
-	src, ok := sources[name]
-	if !ok {
-		return "", fmt.Errorf("bench: no binary %s and no source known for it", name)
-	}
-	buildMu.Lock()
-	defer buildMu.Unlock()
-	if _, err := os.Stat(filepath.Join(c.Root, src)); err != nil {
-		return "", fmt.Errorf("bench: %s: not yet in the tree (%s %w)", name, src, ErrMissing)
-	}
-	cmd := exec.Command("go", "build", "-o", path, src)
-	cmd.Dir = c.Root
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("bench: go build %s: %v\n%s", src, err, out)
+	path, err := t.Binary(c.Root, bin)
+	if err != nil {
+		return "", fmt.Errorf("bench: %v", err)
 	}
 	return path, nil
 }
 
-// A Server is a started server process (and, for fcgi, the application
-// lighttpd spawned), pinned and listening on Addr.
+// A Server is a started target, serving on Addr.
 type Server struct {
-	Name string
-	Addr string // host:port on the loopback interface
-
-	cmd    *exec.Cmd
-	stderr *syncBuffer
-	exited chan struct{} // closed once cmd has exited
-	err    error         // cmd's exit status, once exited is closed
-	dir    string        // temporary files, removed by Stop
-	app    int           // PID of the fcgi application, or 0
+	*targets.Instance
 }
 
-// URL returns the page's URL on the server.
-func (s *Server) URL() string { return "http://" + s.Addr + "/hello/world" }
-
-// PID returns the server process's PID.
-func (s *Server) PID() int { return s.cmd.Process.Pid }
-
-// AppPID returns the PID of the FastCGI application behind lighttpd, or 0.
-func (s *Server) AppPID() int { return s.app }
+// PID returns the PID of the process the target was started as.
+func (s *Server) PID() int { return s.Proc.PID() }
 
 // Stderr returns what the server has written so far.
-func (s *Server) Stderr() string { return s.stderr.String() }
+func (s *Server) Stderr() string { return strings.TrimSpace(s.Proc.Output().String()) }
 
 // FreeAddr returns a loopback address with a port nobody listens on now.
-func FreeAddr() (string, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	defer ln.Close()
-	return ln.Addr().String(), nil
-}
+func FreeAddr() (string, error) { return targets.FreeAddr() }
 
-// Start starts the named server pinned to c.ServerCPU with GOMAXPROCS=1 on
-// addr (a free loopback port when empty) and waits until it accepts
-// connections. The error names the server and carries its stderr when it
-// exits or never listens.
+// Start starts the named target pinned to c.ServerCPUs with GOMAXPROCS
+// c.Procs on addr (a free loopback port when empty) and waits until it
+// serves. The error names the target and carries its output when it exits
+// or never serves.
 func (c Config) Start(name, addr string) (*Server, error) {
-	if addr == "" {
-		var err error
-		if addr, err = FreeAddr(); err != nil {
-			return nil, fmt.Errorf("bench: %s: no free port: %v", name, err)
-		}
-	} else if err := checkFree(addr); err != nil {
-		return nil, fmt.Errorf("bench: %s: %v", name, err)
-	}
-	s := &Server{Name: name, Addr: addr, stderr: &syncBuffer{}, exited: make(chan struct{})}
-	dir, err := os.MkdirTemp("", "hellobench-"+name+"-")
+	t, err := targets.Lookup(name)
 	if err != nil {
-		return nil, fmt.Errorf("bench: %s: %v", name, err)
+		return nil, fmt.Errorf("bench: %v", err)
 	}
-	s.dir = dir
-	s.cmd, err = c.command(name, addr, dir)
+	env := targets.Env{Root: c.Root, Addr: addr, CPUs: c.ServerCPUs, Procs: c.Procs, StartTimeout: c.StartTimeout}
+	if t.Package != "" {
+		if _, err := c.Binary(name); err != nil {
+			return nil, err
+		}
+	}
+	in, err := t.Start(env)
 	if err != nil {
-		os.RemoveAll(dir)
-		return nil, err
+		return nil, fmt.Errorf("bench: %w", err)
 	}
-	s.cmd.Env = append(s.cmd.Env, "GOMAXPROCS=1")
-	s.cmd.Stdout = s.stderr
-	s.cmd.Stderr = s.stderr
-	// Its own process group, so that Stop reaches every child too.
-	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	// A child that inherited the output pipe must not keep Wait from
-	// seeing the server exit.
-	s.cmd.WaitDelay = 100 * time.Millisecond
-	if err := s.cmd.Start(); err != nil {
-		os.RemoveAll(dir)
-		return nil, fmt.Errorf("bench: start %s: %v", name, err)
-	}
-	go func() {
-		s.err = s.cmd.Wait()
-		close(s.exited)
-	}()
-	if err := s.waitListening(c.StartTimeout); err != nil {
-		s.Stop()
-		return nil, err
-	}
-	if name == "fcgi" {
-		// lighttpd may listen a moment before it spawns the application.
-		for deadline := time.Now().Add(5 * time.Second); s.app == 0 && time.Now().Before(deadline); {
-			if s.app = child(s.PID()); s.app == 0 {
-				time.Sleep(10 * time.Millisecond)
-			}
-		}
-		if s.app == 0 {
-			s.Stop()
-			return nil, fmt.Errorf("bench: fcgi: lighttpd is listening but spawned no application\n%s", s.Stderr())
-		}
-	}
-	return s, nil
-}
-
-// checkFree reports a clear error when addr is already in use.
-func checkFree(addr string) error {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		if errors.Is(err, syscall.EADDRINUSE) {
-			return fmt.Errorf("port %s already in use by another process", addr)
-		}
-		return fmt.Errorf("cannot listen on %s: %v", addr, err)
-	}
-	return ln.Close()
-}
-
-func (s *Server) waitListening(timeout time.Duration) error {
-	if timeout <= 0 {
-		timeout = 15 * time.Second
-	}
-	deadline := time.Now().Add(timeout)
-	for {
-		c, err := net.DialTimeout("tcp", s.Addr, time.Second)
-		if err == nil {
-			c.Close()
-			return nil
-		}
-		select {
-		case <-s.exited:
-			return fmt.Errorf("bench: %s exited before listening on %s (%v); its output:\n%s", s.Name, s.Addr, s.err, s.Stderr())
-		case <-time.After(10 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("bench: %s not listening on %s after %v: %v; its output:\n%s", s.Name, s.Addr, timeout, err, s.Stderr())
-		}
-	}
-}
-
-// grace is how long Stop waits after SIGTERM before SIGKILL; the contract
-// gives servers 5 s to exit.
-const grace = 5 * time.Second
-
-// Stop ends the server's whole process group (SIGTERM, then SIGKILL after a
-// grace period), waits until no process of the group is left and removes the
-// temporary files. It returns an error if a process survives.
-func (s *Server) Stop() error {
-	pgid := s.cmd.Process.Pid
-	syscall.Kill(-pgid, syscall.SIGTERM)
-	select {
-	case <-s.exited:
-	case <-time.After(grace):
-	}
-	// The leader is gone or overdue; its children (lighttpd's application)
-	// must not outlive it either.
-	syscall.Kill(-pgid, syscall.SIGKILL)
-	<-s.exited
-	defer os.RemoveAll(s.dir)
-	if !waitGone(pgid) {
-		return fmt.Errorf("bench: %s: processes of group %d still running after SIGKILL", s.Name, pgid)
-	}
-	return nil
-}
-
-// waitGone waits up to 2 s for process group pgid to be empty after a
-// SIGKILL, and reports whether it is.
-func waitGone(pgid int) bool {
-	for deadline := time.Now().Add(2 * time.Second); GroupAlive(pgid); {
-		if time.Now().After(deadline) {
-			return false
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	return true
-}
-
-// GroupAlive reports whether any live (not zombie) process is in process
-// group pgid.
-func GroupAlive(pgid int) bool {
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		state, _, pg, ok := stat(pid)
-		if ok && pg == pgid && state != "Z" && state != "X" {
-			return true
-		}
-	}
-	return false
-}
-
-// Alive reports whether pid is a live (not zombie) process.
-func Alive(pid int) bool {
-	state, _, _, ok := stat(pid)
-	return ok && state != "Z" && state != "X"
-}
-
-// child returns the PID of a live child of ppid, or 0.
-func child(ppid int) int {
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		state, pp, _, ok := stat(pid)
-		if ok && pp == ppid && state != "Z" {
-			return pid
-		}
-	}
-	return 0
-}
-
-// stat returns the state, parent and process group of pid.
-func stat(pid int) (state string, ppid, pgid int, ok bool) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return "", 0, 0, false
-	}
-	i := strings.LastIndexByte(string(b), ')')
-	if i < 0 {
-		return "", 0, 0, false
-	}
-	f := strings.Fields(string(b[i+1:]))
-	if len(f) < 3 {
-		return "", 0, 0, false
-	}
-	ppid, _ = strconv.Atoi(f[1])
-	pgid, _ = strconv.Atoi(f[2])
-	return f[0], ppid, pgid, true
-}
-
-// syncBuffer collects a process's output for error messages.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  []byte
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	// Keep the first 64 KiB: enough for any start-up error.
-	if n := 64<<10 - len(b.b); n > 0 {
-		b.b = append(b.b, p[:min(n, len(p))]...)
-	}
-	return len(p), nil
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return strings.TrimSpace(string(b.b))
+	return &Server{in}, nil
 }

@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"hellobench/internal/targets"
 	"hellobench/page"
 )
 
@@ -27,6 +29,19 @@ func requireTool(t *testing.T, name, pkg string) string {
 	}
 	t.Skip(msg)
 	return ""
+}
+
+// requireInstalled skips a test whose server needs a program that is not
+// installed (targets.ErrMissing), or fails it under HELLOBENCH_REQUIRE_TOOLS=1.
+func requireInstalled(t *testing.T, err error) {
+	t.Helper()
+	if !errors.Is(err, targets.ErrMissing) {
+		return
+	}
+	if os.Getenv("HELLOBENCH_REQUIRE_TOOLS") == "1" {
+		t.Fatalf("%v: but HELLOBENCH_REQUIRE_TOOLS=1", err)
+	}
+	t.Skip(err)
 }
 
 func run(t *testing.T, name string, args ...string) string {
@@ -54,8 +69,8 @@ func field(t *testing.T, out string, re string) string {
 // TestClients runs curl, ab and wrk, none of them written here, against
 // every target.
 func TestClients(t *testing.T) {
-	for _, tg := range targets {
-		t.Run(tg.name, func(t *testing.T) {
+	for _, tg := range servers {
+		t.Run(tg.Name, func(t *testing.T) {
 			t.Parallel()
 			p := tg.start(t, freeAddr(t), 10*time.Second, 60*time.Second)
 			url := "http://" + p.addr + page.Path
@@ -63,7 +78,7 @@ func TestClients(t *testing.T) {
 				curl := requireTool(t, "curl", "curl")
 				body := filepath.Join(t.TempDir(), "body")
 				out := run(t, curl, "-sS", "--http1.1", "-o", body, "-w", "%{http_code} %header{content-type} %header{server}", url+"?from=curl")
-				want := "200 " + page.ContentType + " " + tg.serverHeader
+				want := "200 " + page.ContentType + " " + tg.ServerHeader
 				if len(out) < len(want) || out[:len(want)] != want {
 					t.Errorf("curl GET: %q, want prefix %q", out, want)
 				}

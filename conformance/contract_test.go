@@ -34,8 +34,8 @@ func req(method, target string, headers ...string) string {
 // TestContract runs every contract case against each target, the targets in
 // parallel, each as one long-running process.
 func TestContract(t *testing.T) {
-	for _, tg := range targets {
-		t.Run(tg.name, func(t *testing.T) {
+	for _, tg := range servers {
+		t.Run(tg.Name, func(t *testing.T) {
 			t.Parallel()
 			p := tg.start(t, freeAddr(t), headerTimeout, idleTimeout)
 			s := &suite{tg: tg, p: p}
@@ -64,9 +64,9 @@ type suite struct {
 // status returns the status the target must answer for a named case:
 // the contract's, or its documented deviation.
 func (s *suite) status(t *testing.T, name string, contract int) int {
-	if d, ok := s.tg.deviations[name]; ok {
-		t.Logf("%s: deviation: %d instead of %d: %s", name, d.status, contract, d.why)
-		return d.status
+	if d, ok := s.tg.Deviations[name]; ok {
+		t.Logf("%s: deviation: %d instead of %d: %s", name, d.Status, contract, d.Why)
+		return d.Status
 	}
 	return contract
 }
@@ -90,8 +90,8 @@ func (s *suite) checkPage(t *testing.T, r *response, method string) {
 	if got := r.Header.Values("Content-Length"); len(got) != 1 || got[0] != strconv.Itoa(page.Size) {
 		t.Errorf("%s: Content-Length %q, want one %d", method, got, page.Size)
 	}
-	if got := r.Header.Get("Server"); !strings.HasPrefix(got, s.tg.serverHeader) {
-		t.Errorf("%s: Server %q, want %q", method, got, s.tg.serverHeader)
+	if got := r.Header.Get("Server"); !strings.HasPrefix(got, s.tg.ServerHeader) {
+		t.Errorf("%s: Server %q, want %q", method, got, s.tg.ServerHeader)
 	}
 	checkDate(t, r)
 }
@@ -400,10 +400,6 @@ func (s *suite) timeouts(t *testing.T) {
 	})
 }
 
-func isClosed(err error) bool {
-	return err != nil && (strings.Contains(err.Error(), "EOF") || isReset(err))
-}
-
 var logLine = regexp.MustCompile(`(?m)^.*\b([a-z]+): listening on (\S+) \(GOMAXPROCS=(\d+)\)$`)
 
 // log checks the one start line and that serving wrote nothing more, but
@@ -420,7 +416,7 @@ func (s *suite) log(t *testing.T, before string) {
 		if line == "" {
 			continue
 		}
-		if s.tg.logAllowed != nil && s.tg.logAllowed.MatchString(line) {
+		if s.tg.LogAllowed != nil && s.tg.LogAllowed.MatchString(line) {
 			t.Logf("allowed log line: %s", line)
 			continue
 		}
@@ -432,9 +428,9 @@ func (s *suite) log(t *testing.T, before string) {
 // signal are answered completely, new connections are refused, idle
 // connections are closed, and the process exits 0 within 5 s.
 func TestShutdown(t *testing.T) {
-	for _, tg := range targets {
+	for _, tg := range servers {
 		for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
-			t.Run(tg.name+"/"+sig.String(), func(t *testing.T) {
+			t.Run(tg.Name+"/"+sig.String(), func(t *testing.T) {
 				t.Parallel()
 				p := tg.start(t, freeAddr(t), 10*time.Second, 60*time.Second)
 				idle := dial(t, p.addr) // an idle keep-alive connection must not delay exit

@@ -5,5 +5,6 @@
 // client would meet them. Real clients (curl, ab, wrk) are run against every
 // server too.
 //
-// Adding a server is one line in the targets table (targets_test.go).
+// The servers are the rows of the one target table, internal/targets: adding
+// a server there puts it under this suite.
 package conformance

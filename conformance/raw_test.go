@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -69,7 +70,7 @@ func (c *conn) tryRead(method string) (*response, error) {
 	return &response{resp, body}, nil
 }
 
-// closedWithin reports whether the server closes the connection within d
+// expectClosed checks that the server closes the connection within d
 // without sending anything more; leftover bytes fail the test.
 func (c *conn) expectClosed(d time.Duration) {
 	c.t.Helper()
@@ -101,8 +102,13 @@ func (c *conn) expectOpen(d time.Duration) {
 	}
 }
 
-func isReset(err error) bool {
-	return err != nil && strings.Contains(err.Error(), "connection reset")
+// isReset reports whether err is the peer's reset of the connection.
+func isReset(err error) bool { return errors.Is(err, syscall.ECONNRESET) }
+
+// isClosed reports whether err means the server closed the connection: an
+// orderly close (EOF, also in the middle of a response's header) or a reset.
+func isClosed(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || isReset(err)
 }
 
 // hasToken reports whether a comma-separated header such as Connection lists

@@ -58,7 +58,7 @@ func compare(server string, load bench.Load, rounds int) error {
 	if err != nil {
 		return err
 	}
-	clients := []bench.Client{bench.Wrk{Bin: wrk, CPU: cfg.ClientCPU}, bench.Loadgen{Bin: lg, CPU: cfg.ClientCPU}}
+	clients := []bench.Client{bench.Wrk{Bin: wrk, CPUs: cfg.ClientCPUs}, bench.Loadgen{Bin: lg, CPUs: cfg.ClientCPUs}}
 
 	s, err := cfg.Start(server, "")
 	if err != nil {
@@ -76,17 +76,17 @@ func compare(server string, load bench.Load, rounds int) error {
 			}
 			runs[j] = append(runs[j], r)
 			fmt.Printf("round %d %-8s %8.0f req/s  client %6.3f µs CPU/req  server %6.3f µs CPU/req, %3.0f%% busy\n",
-				i+1, c.Name(), r.ReqPerSec, clientCPU(r), r.CPUPerRequest(), r.Busy())
+				i+1, c.Name(), r.ReqPerSec, r.ClientCPUPerRequest(), r.CPUPerRequest(), r.Busy())
 		}
 	}
 
-	fmt.Printf("\n%s, %s, -c %d, %s per run, median of %d rounds; server on CPU %d, clients on CPU %d\n",
-		server, load.Mode, load.Connections, load.Duration, rounds, cfg.ServerCPU, cfg.ClientCPU)
+	fmt.Printf("\n%s, %s, -c %d, %s per run, median of %d rounds; server on CPUs %q, clients on CPUs %q\n",
+		server, load.Mode, load.Connections, load.Duration, rounds, cfg.ServerCPUs, cfg.ClientCPUs)
 	fmt.Printf("%-8s %12s %16s %16s %12s\n", "client", "requests/s", "CPU µs/request", "server µs/req", "server busy")
 	var rps, cpu, busy [2]float64
 	for j, c := range clients {
 		rps[j] = bench.Median(runs[j], func(r bench.Result) float64 { return r.ReqPerSec })
-		cpu[j] = bench.Median(runs[j], clientCPU)
+		cpu[j] = bench.Median(runs[j], bench.Result.ClientCPUPerRequest)
 		busy[j] = bench.Median(runs[j], bench.Result.Busy)
 		srv := bench.Median(runs[j], bench.Result.CPUPerRequest)
 		fmt.Printf("%-8s %12.0f %16.3f %16.3f %11.0f%%\n", c.Name(), rps[j], cpu[j], srv, busy[j])
@@ -102,9 +102,4 @@ func compare(server string, load bench.Load, rounds int) error {
 		fmt.Println("note: both clients kept the server's core busy: the req/s ratio follows the server's CPU per request under each client's arrival pattern")
 	}
 	return nil
-}
-
-// clientCPU is the client's CPU time per request in µs.
-func clientCPU(r bench.Result) float64 {
-	return float64(r.ClientCPU) / float64(time.Microsecond) / float64(r.Requests)
 }

@@ -18,6 +18,7 @@ import (
 	"flag"
 	"log"
 	"net"
+	"net/http"
 	"os"
 	"os/signal"
 	"runtime"
@@ -125,10 +126,8 @@ func (r *response) refresh() {
 		return
 	}
 	r.sec = now.Unix()
-	r.date = append(append([]byte(head), now.UTC().Format(http1Time)...), "\r\n"...)
+	r.date = append(append([]byte(head), now.UTC().Format(http.TimeFormat)...), "\r\n"...)
 }
-
-const http1Time = "Mon, 02 Jan 2006 15:04:05 GMT"
 
 func serve(ep, lfd, stop int) {
 	conns := &table{}

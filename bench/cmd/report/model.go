@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"hellobench/bench"
+	"hellobench/internal/targets"
 )
 
 // A Ceiling is one server in one mode over loopback, medians of the runs.
@@ -64,7 +65,7 @@ type Report struct {
 }
 
 // order is the servers' order in tables and charts.
-func order() []string { return append(append([]string{}, bench.Go...), bench.Refs...) }
+func order() []string { return targets.Names() }
 
 func rank(s string) int {
 	for i, o := range order() {

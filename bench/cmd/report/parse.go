@@ -4,9 +4,10 @@ import (
 	"bufio"
 	"io"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
+
+	"hellobench/bench"
 )
 
 // A sample set is every run of one benchmark: unit → values.
@@ -14,15 +15,10 @@ type samples map[string][]float64
 
 // median returns the median of unit, and whether there was any.
 func (s samples) median(unit string) (float64, bool) {
-	v := slices.Clone(s[unit])
-	if len(v) == 0 {
+	if len(s[unit]) == 0 {
 		return 0, false
 	}
-	slices.Sort(v)
-	if n := len(v); n%2 == 0 {
-		return (v[n/2-1] + v[n/2]) / 2, true
-	}
-	return v[len(v)/2], true
+	return bench.SpreadOf(s[unit]).Median, true
 }
 
 // get returns the median of unit, or 0.

@@ -105,7 +105,7 @@ func markdown(rep Report) string {
 		b.WriteString("\n")
 	}
 
-	b.WriteString("## Commands\n\nRun from the repository root; `make bench` runs them through `go run ./bench/cmd/report -run`.\n\n```\n")
+	b.WriteString("## Commands\n\nRun from the repository root; `make bench` runs them through `bin/report -run`.\n\n```\n")
 	for _, c := range rep.Commands {
 		b.WriteString(c + "\n")
 	}

@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"hellobench/bench"
+	"hellobench/internal/targets"
 )
 
 func main() {
@@ -35,18 +36,18 @@ func main() {
 	rounds := flag.Int("rounds", 3, "rounds; each runs every target once, in order")
 	mode := flag.String("mode", "keepalive", "loadgen's mode: keepalive, close or pipeline")
 	flag.Usage = func() {
-		fmt.Fprintf(os.Stderr, "usage: versus [-client wrk|loadgen] [-c 50] [-d 5s] [-rounds 3] target...\ntargets: %s\n", strings.Join(append(append([]string{}, bench.Go...), bench.Refs...), ", "))
+		fmt.Fprintf(os.Stderr, "usage: versus [-client wrk|loadgen] [-c 50] [-d 5s] [-rounds 3] target...\ntargets: %s\n", strings.Join(targets.Names(), ", "))
 		flag.PrintDefaults()
 	}
 	flag.Parse()
-	targets := flag.Args()
-	if len(targets) == 0 {
+	names := flag.Args()
+	if len(names) == 0 {
 		flag.Usage()
 		os.Exit(2)
 	}
-	for _, t := range targets {
-		if !slices.Contains(bench.Go, t) && !slices.Contains(bench.Refs, t) {
-			log.Fatalf("unknown target %q", t)
+	for _, n := range names {
+		if _, err := targets.Lookup(n); err != nil {
+			log.Fatal(err)
 		}
 	}
 	if *rounds < 1 || *conns < 1 || *dur <= 0 {
@@ -70,35 +71,35 @@ func main() {
 		if err != nil {
 			log.Fatal("wrk is not installed (Debian package wrk)")
 		}
-		client = bench.Wrk{Bin: bin, CPU: cfg.ClientCPU}
+		client = bench.Wrk{Bin: bin, CPUs: cfg.ClientCPUs}
 	case "loadgen":
 		bin, err := cfg.Binary("loadgen")
 		if err != nil {
 			log.Fatal(err)
 		}
-		client = bench.Loadgen{Bin: bin, CPU: cfg.ClientCPU}
+		client = bench.Loadgen{Bin: bin, CPUs: cfg.ClientCPUs}
 	default:
 		log.Fatalf("unknown -client %q: wrk or loadgen", *clientName)
 	}
 
 	results := make(map[string][]bench.Result)
 	for r := 1; r <= *rounds; r++ {
-		for _, t := range targets {
+		for _, t := range names {
 			res, err := once(cfg, client, t, bench.Load{Mode: bench.Mode(*mode), Connections: *conns, Duration: *dur})
 			if err != nil {
 				log.Fatal(err)
 			}
-			flag := ""
+			note := ""
 			if res.ClientBound() {
-				flag = " client-bound"
+				note = " client-bound"
 			}
-			fmt.Fprintf(os.Stderr, "round %d %-16s %9.0f req/s %7.2f µs/req %4.0f%% busy%s\n", r, t, res.ReqPerSec, res.CPUPerRequest(), res.Busy(), flag)
+			fmt.Fprintf(os.Stderr, "round %d %-16s %9.0f req/s %7.2f µs/req %4.0f%% busy%s\n", r, t, res.ReqPerSec, res.CPUPerRequest(), res.Busy(), note)
 			results[t] = append(results[t], res)
 		}
 	}
-	fmt.Printf("%s, %d connections, %v per run, %s, median of %d rounds; server on CPU %d (GOMAXPROCS=1), client on CPU %d\n\n",
-		client.Name(), *conns, *dur, *mode, *rounds, cfg.ServerCPU, cfg.ClientCPU)
-	print(targets, results)
+	fmt.Printf("%s, %d connections, %v per run, %s, median of %d rounds; server on CPUs %q (GOMAXPROCS=1), client on CPUs %q\n\n",
+		client.Name(), *conns, *dur, *mode, *rounds, cfg.ServerCPUs, cfg.ClientCPUs)
+	writeTable(names, results)
 }
 
 // once starts target, warms it up, measures one run and stops it.
@@ -124,16 +125,18 @@ func once(cfg bench.Config, client bench.Client, target string, l bench.Load) (b
 	return bench.Measure(s, client, l)
 }
 
-func print(targets []string, results map[string][]bench.Result) {
+// writeTable prints the medians of each target and its CPU per request
+// against the first target's.
+func writeTable(names []string, results map[string][]bench.Result) {
 	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(w, "target\treq/s\tCPU µs/req\t(server + app)\tbusy %\tCPU vs "+targets[0]+"\tceiling req/s\t\t")
-	base := bench.Median(results[targets[0]], bench.Result.CPUPerRequest)
-	for _, t := range targets {
+	fmt.Fprintln(w, "target\treq/s\tCPU µs/req\t(server + app)\tbusy %\tCPU vs "+names[0]+"\tceiling req/s\t\t")
+	base := bench.Median(results[names[0]], bench.Result.CPUPerRequest)
+	for _, t := range names {
 		rs := results[t]
 		cpu := bench.Median(rs, bench.Result.CPUPerRequest)
 		split := ""
 		if rs[0].AppCPU > 0 {
-			split = fmt.Sprintf("%.2f + %.2f", bench.Median(rs, serverPerRequest), bench.Median(rs, appPerRequest))
+			split = fmt.Sprintf("%.2f + %.2f", bench.Median(rs, bench.Result.ServerCPUPerRequest), bench.Median(rs, bench.Result.AppCPUPerRequest))
 		}
 		busy := bench.Median(rs, bench.Result.Busy)
 		note := ""
@@ -144,18 +147,10 @@ func print(targets []string, results map[string][]bench.Result) {
 			bench.Median(rs, func(r bench.Result) float64 { return r.ReqPerSec }), cpu, split, busy, cpu/base, 1e6/cpu, note)
 	}
 	w.Flush()
-	if len(targets) > 1 {
+	if len(names) > 1 {
 		fmt.Println()
 	}
-	for _, t := range targets[1:] {
-		fmt.Printf("CPU per request, %s/%s: %.2f\n", targets[0], t, base/bench.Median(results[t], bench.Result.CPUPerRequest))
+	for _, t := range names[1:] {
+		fmt.Printf("CPU per request, %s/%s: %.2f\n", names[0], t, base/bench.Median(results[t], bench.Result.CPUPerRequest))
 	}
-}
-
-func serverPerRequest(r bench.Result) float64 {
-	return float64(r.ServerCPU) / float64(time.Microsecond) / float64(r.Requests)
-}
-
-func appPerRequest(r bench.Result) float64 {
-	return float64(r.AppCPU) / float64(time.Microsecond) / float64(r.Requests)
 }

@@ -1,0 +1,164 @@
+package targets
+
+import (
+	_ "embed"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"text/template"
+
+	"hellobench/page"
+)
+
+var (
+	//go:embed refs/nginx.conf
+	nginxConf string
+	//go:embed refs/lighttpd-static.conf
+	lighttpdStaticConf string
+)
+
+// goBinary starts bin/NAME with the contract's flags.
+func goBinary(t Target, e Env, dir string) (launch, error) {
+	bin := filepath.Join(e.Bin, t.Name)
+	if _, err := os.Stat(bin); err != nil {
+		return launch{}, fmt.Errorf("no binary %s: build it with go build -o %s %s (make build does)", bin, e.Bin+"/", t.Package)
+	}
+	args := []string{"-addr", e.Addr}
+	if e.HeaderTimeout > 0 {
+		args = append(args, "-header-timeout", e.HeaderTimeout.String())
+	}
+	if e.IdleTimeout > 0 {
+		args = append(args, "-idle-timeout", e.IdleTimeout.String())
+	}
+	if e.Bare {
+		args = append(args, "-bare")
+	}
+	return launch{path: bin, args: args}, nil
+}
+
+// fcgi starts lighttpd in front of the application the way `make
+// serve-fcgi` does, through servers/fcgi/serve.sh, so that the script's
+// signal handling and clean-up are what is run and tested. serve.sh
+// copies the application next to its socket in TMPDIR; lighttpd and the
+// application inherit the script's CPU set and GOMAXPROCS.
+func fcgi(t Target, e Env, dir string) (launch, error) {
+	if _, err := lookSbin("lighttpd"); err != nil {
+		return launch{}, err
+	}
+	app := filepath.Join(e.Bin, t.Name)
+	if _, err := os.Stat(app); err != nil {
+		return launch{}, fmt.Errorf("no binary %s: build it with go build -o %s %s (make build does)", app, e.Bin+"/", t.Package)
+	}
+	script := filepath.Join(e.Root, "servers", "fcgi", "serve.sh")
+	env := []string{"FCGI_BIN=" + app}
+	if e.HeaderTimeout > 0 {
+		env = append(env, "FCGI_HEADER_TIMEOUT="+seconds(e.HeaderTimeout))
+	}
+	if e.IdleTimeout > 0 {
+		env = append(env, "FCGI_IDLE_TIMEOUT="+seconds(e.IdleTimeout))
+	}
+	if e.Bare {
+		env = append(env, "FCGI_BARE=1")
+	}
+	procs := e.Procs
+	if procs <= 0 {
+		procs = 1
+	}
+	// The first argument, the CPU list, is empty: the script is pinned.
+	return launch{path: "sh", args: []string{script, "", fmt.Sprint(procs), e.Addr}, env: env}, nil
+}
+
+func nginx(_ Target, e Env, dir string) (launch, error) {
+	bin, err := lookSbin("nginx")
+	if err != nil {
+		return launch{}, err
+	}
+	body, err := nginxBody(page.HTML)
+	if err != nil {
+		return launch{}, err
+	}
+	conf := filepath.Join(dir, "nginx.conf")
+	if err := writeTemplate(conf, nginxConf, map[string]string{"Dir": dir, "Addr": e.Addr, "Body": body}); err != nil {
+		return launch{}, err
+	}
+	return launch{path: bin, args: []string{"-p", dir, "-c", conf, "-e", "stderr"}}, nil
+}
+
+// nginxBody quotes the page for nginx's return directive. Single quotes
+// keep the page's double quotes and newlines; a $ would start a variable.
+func nginxBody(b []byte) (string, error) {
+	if strings.ContainsAny(string(b), `'\$`) {
+		return "", errors.New(`the page contains ', \ or $, which nginx's return cannot carry verbatim`)
+	}
+	return "'" + string(b) + "'", nil
+}
+
+func lighttpdStatic(_ Target, e Env, dir string) (launch, error) {
+	bin, err := lookSbin("lighttpd")
+	if err != nil {
+		return launch{}, err
+	}
+	host, port, err := net.SplitHostPort(e.Addr)
+	if err != nil {
+		return launch{}, err
+	}
+	root := filepath.Join(dir, "root", "hello")
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return launch{}, err
+	}
+	if err := os.WriteFile(filepath.Join(root, "world"), page.HTML, 0o644); err != nil {
+		return launch{}, err
+	}
+	conf := filepath.Join(dir, "lighttpd.conf")
+	if err := writeTemplate(conf, lighttpdStaticConf, map[string]string{"Dir": dir, "Host": host, "Port": port, "User": dropUser()}); err != nil {
+		return launch{}, err
+	}
+	return launch{path: bin, args: []string{"-D", "-f", conf}}, nil
+}
+
+// dropUser returns the user lighttpd should become when started by root,
+// or "" when it runs as the invoking user.
+func dropUser() string {
+	if os.Geteuid() != 0 {
+		return ""
+	}
+	return "nobody"
+}
+
+// packages names the Debian package of each program a reference runs.
+var packages = map[string]string{"nginx": "nginx-light", "lighttpd": "lighttpd"}
+
+// lookSbin finds a program that Debian puts in /usr/sbin, which a normal
+// user's PATH may lack.
+func lookSbin(name string) (string, error) {
+	if p, err := exec.LookPath(name); err == nil {
+		return p, nil
+	}
+	for _, d := range []string{"/usr/sbin", "/usr/local/sbin"} {
+		p := filepath.Join(d, name)
+		if _, err := os.Stat(p); err == nil {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("%s is not installed (%w; Debian package: %s)", name, ErrMissing, packages[name])
+}
+
+func writeTemplate(path, text string, data any) error {
+	t, err := template.New(filepath.Base(path)).Parse(text)
+	if err != nil {
+		return err
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := t.Execute(f, data); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}

@@ -1,0 +1,176 @@
+package targets
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"time"
+
+	"hellobench/internal/proc"
+)
+
+// An Env is where and how to start a target.
+type Env struct {
+	Root string // the module root, holding servers/ and the configs
+	Bin  string // the directory holding the target's built binary
+	Addr string // host:port to listen on; "": a free loopback port
+	// HeaderTimeout and IdleTimeout are the contract's two timeouts; zero:
+	// the target's defaults.
+	HeaderTimeout, IdleTimeout time.Duration
+	CPUs                       string // taskset CPU list the target is pinned to; "": not pinned
+	Procs                      int    // GOMAXPROCS; 0: 1
+	NoFile                     int    // the target's open-file limit; 0: inherited
+	// Bare serves as the stack does out of the box, without the server's
+	// own framing guards (for the robustness report).
+	Bare bool
+	// StartTimeout bounds the wait until it serves; 0: 15 s.
+	StartTimeout time.Duration
+	// Echo, when set, receives the target's output as it is written.
+	Echo io.Writer
+}
+
+// A launch is what a row's launch function returns: the program and how
+// to call it; Start adds the pinning, GOMAXPROCS and the process group.
+type launch struct {
+	path string
+	args []string
+	env  []string
+	dir  string
+}
+
+// ErrMissing marks a target whose program is not installed: callers skip
+// it (or fail, when every tool is required).
+var ErrMissing = errors.New("missing")
+
+// An Instance is a started target, serving on Addr.
+type Instance struct {
+	Target
+	Addr string
+	Proc *proc.Process
+	dir  string // the target's private temporary files
+}
+
+// URL returns the page's URL on the instance.
+func (in *Instance) URL() string { return "http://" + in.Addr + "/hello/world" }
+
+// grace is how long a graceful stop may take; the contract gives 5 s.
+const grace = 5 * time.Second
+
+// Start starts t as e says, in its own process group, and waits until it
+// serves. Its files (configs, sockets, TMPDIR) live in a private directory
+// that Stop removes.
+func (t Target) Start(e Env) (*Instance, error) {
+	if err := freeAddr(&e.Addr); err != nil {
+		return nil, fmt.Errorf("%s: %v", t.Name, err)
+	}
+	dir, err := os.MkdirTemp("", "hellobench-"+t.Name+"-")
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", t.Name, err)
+	}
+	// Servers started by root may run as nobody, which must reach it.
+	if err := os.Chmod(dir, 0o755); err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	in, err := t.start(e, dir)
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	return in, nil
+}
+
+func (t Target) start(e Env, dir string) (*Instance, error) {
+	tmp := filepath.Join(dir, "tmp")
+	if err := os.Mkdir(tmp, 0o1777); err != nil {
+		return nil, err
+	}
+	os.Chmod(tmp, 0o1777) // the umask took the sticky and write bits
+	if e.Bin == "" {
+		e.Bin = filepath.Join(e.Root, "bin")
+	}
+	l, err := t.launch(t, e, dir)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", t.Name, err)
+	}
+	procs := e.Procs
+	if procs <= 0 {
+		procs = 1
+	}
+	p, err := proc.Start(proc.Spec{
+		Name: t.Name, Path: l.path, Args: l.args, Env: append(l.env, "TMPDIR="+tmp), Dir: l.dir,
+		CPUs: e.CPUs, Procs: procs, NoFile: e.NoFile, Echo: e.Echo,
+	})
+	if err != nil {
+		return nil, err
+	}
+	in := &Instance{Target: t, Addr: e.Addr, Proc: p, dir: dir}
+	timeout := e.StartTimeout
+	if timeout <= 0 {
+		timeout = 15 * time.Second
+	}
+	if err := p.WaitListening(e.Addr, t.Ready, timeout); err != nil {
+		p.Kill()
+		return nil, err
+	}
+	return in, nil
+}
+
+// Stop stops the instance gracefully (its Stop signal), kills what is
+// left after the grace period, proves nothing of it is left and removes
+// its files. It reports what survived, and any temporary file the target
+// left behind.
+func (in *Instance) Stop() error {
+	err := in.Proc.Stop(in.Target.Stop, grace)
+	var left []string
+	if in.dir != "" {
+		left, _ = filepath.Glob(filepath.Join(in.dir, "tmp", "*"))
+		os.RemoveAll(in.dir)
+	}
+	if err == nil && len(left) > 0 {
+		err = fmt.Errorf("%s left temporary files behind: %v", in.Name, left)
+	}
+	return err
+}
+
+// Usage returns the CPU time and memory of the target's counted processes.
+func (in *Instance) Usage() (proc.Usage, error) {
+	return in.Proc.Usage(in.Counted...)
+}
+
+// freeAddr fills in a free loopback address when *addr is empty, and
+// otherwise checks that *addr is free.
+func freeAddr(addr *string) error {
+	a := *addr
+	if a == "" {
+		a = "127.0.0.1:0"
+	}
+	ln, err := net.Listen("tcp", a)
+	if err != nil {
+		if errors.Is(err, syscall.EADDRINUSE) {
+			return fmt.Errorf("port %s already in use by another process", a)
+		}
+		return fmt.Errorf("cannot listen on %s: %v", a, err)
+	}
+	if *addr == "" {
+		*addr = ln.Addr().String()
+	}
+	return ln.Close()
+}
+
+// FreeAddr returns a loopback address with a port nobody listens on now.
+func FreeAddr() (string, error) {
+	var a string
+	err := freeAddr(&a)
+	return a, err
+}
+
+// seconds rounds d up to whole seconds, lighttpd's unit for timeouts.
+func seconds(d time.Duration) string {
+	return strconv.Itoa(int((d + time.Second - 1) / time.Second))
+}

@@ -1,0 +1,152 @@
+// Package targets is the one table of what hellobench serves and measures:
+// each of its servers and each reference, how it starts, which of its
+// processes' CPU time and memory count, how it stops gracefully, and where
+// it departs from the contract. The bench, the conformance and robustness
+// suites and the Makefile (through bench/cmd/targets) all read it: adding a
+// server is one entry here plus its folder under servers/.
+package targets
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"syscall"
+)
+
+// A Kind says what a target is for.
+type Kind int
+
+const (
+	Server    Kind = iota // a hellobench server under servers/, held to the contract
+	Reference             // a yardstick the bench measures beside the servers
+)
+
+// A Target is one row of the table.
+type Target struct {
+	Name string
+	Kind Kind
+	// Port is the port `make serve-NAME` listens on by default.
+	Port int
+	// Package is the Go package built into bin/NAME, or "" when the target
+	// is a program from Debian alone.
+	Package string
+	// ServerHeader is the expected prefix of the Server header.
+	ServerHeader string
+	// Counted names the processes (by command name) whose CPU time and
+	// memory are the target's; the first is the one that speaks HTTP. For
+	// fcgi that is lighttpd and the application it spawns.
+	Counted []string
+	// Ready matches the line the target logs once it serves; nil: a
+	// successful connection is enough.
+	Ready *regexp.Regexp
+	// Stop is the signal that stops the target gracefully.
+	Stop syscall.Signal
+	// Deviations replace the contract's answer for a named case where the
+	// stack legitimately answers otherwise; the suites assert the
+	// replacement and log why.
+	Deviations map[string]Deviation
+	// LogAllowed matches the lines the target may log while serving; nil:
+	// none beyond its start line.
+	LogAllowed *regexp.Regexp
+
+	launch func(t Target, e Env, dir string) (launch, error)
+}
+
+// A Deviation is a documented, asserted departure from the contract.
+type Deviation struct {
+	Status int
+	Why    string
+}
+
+// All is the table, servers first in port order, then the references.
+var All = []Target{
+	goServer("nethttp", 8080, nil),
+	goServer("fasthttp", 8081, nil),
+	goServer("fiber", 8082, map[string]Deviation{
+		"extension-method": {400, "fiber answers a method outside its configured RequestMethods with 400 before routing"},
+	}),
+	goServer("gin", 8083, nil),
+	goServer("gnet", 8084, nil),
+	{
+		Name: "fcgi", Kind: Server, Port: 8085, Package: "./servers/fcgi",
+		ServerHeader: "lighttpd",
+		Counted:      []string{"lighttpd", "fcgi"},
+		// lighttpd listens before the application it spawned has started.
+		Ready: regexp.MustCompile(`fcgi: listening on `),
+		// serve.sh turns TERM into lighttpd's graceful stop.
+		Stop: syscall.SIGTERM,
+		Deviations: map[string]Deviation{
+			"extension-method": {501, "lighttpd answers 501 Not Implemented to a method it does not know, before any module sees the request"},
+		},
+		// lighttpd logs every 431; no setting turns it off.
+		LogAllowed: regexp.MustCompile(`oversized request-header -> sending Status 431$`),
+		launch:     fcgi,
+	},
+	{
+		Name: "nginx", Kind: Reference, ServerHeader: "nginx",
+		Counted: []string{"nginx"},
+		Stop:    syscall.SIGQUIT, // nginx's graceful stop; TERM is its fast one
+		launch:  nginx,
+	},
+	{
+		Name: "lighttpd-static", Kind: Reference, ServerHeader: "lighttpd",
+		Counted: []string{"lighttpd"},
+		Stop:    syscall.SIGINT, // lighttpd's graceful stop; TERM drops requests in flight
+		launch:  lighttpdStatic,
+	},
+	{
+		Name: "floor", Kind: Reference, Package: "./bench/cmd/floor", ServerHeader: "floor",
+		Counted: []string{"floor"},
+		Ready:   regexp.MustCompile(`floor: listening on `),
+		Stop:    syscall.SIGTERM,
+		launch:  goBinary,
+	},
+}
+
+// goServer is the row of a Go server under servers/NAME: a binary taking
+// the contract's flags, logging "NAME: listening on ..." once it serves.
+func goServer(name string, port int, dev map[string]Deviation) Target {
+	return Target{
+		Name: name, Kind: Server, Port: port, Package: "./servers/" + name,
+		ServerHeader: name,
+		Counted:      []string{name},
+		Ready:        regexp.MustCompile(name + `: listening on `),
+		Stop:         syscall.SIGTERM,
+		Deviations:   dev,
+		launch:       goBinary,
+	}
+}
+
+// Lookup returns the named target.
+func Lookup(name string) (Target, error) {
+	for _, t := range All {
+		if t.Name == name {
+			return t, nil
+		}
+	}
+	return Target{}, fmt.Errorf("unknown target %q (known: %s)", name, strings.Join(Names(), ", "))
+}
+
+// Names returns the names of the targets of the given kinds (all when
+// none is given), in table order.
+func Names(kinds ...Kind) []string {
+	var names []string
+	for _, t := range All {
+		if len(kinds) == 0 || slices.Contains(kinds, t.Kind) {
+			names = append(names, t.Name)
+		}
+	}
+	return names
+}
+
+// Servers returns the rows of the hellobench servers.
+func Servers() []Target {
+	var s []Target
+	for _, t := range All {
+		if t.Kind == Server {
+			s = append(s, t)
+		}
+	}
+	return s
+}
