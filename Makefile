@@ -20,7 +20,7 @@ FUZZTIME ?= 30s
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
 .DEFAULT_GOAL := help
-.PHONY: help build deps test vet fuzz bench bench-quick bench-sweep compare-gnet compare-fcgi compare-wrk FORCE
+.PHONY: help build deps test vet fuzz robust soak bench bench-quick bench-sweep compare-gnet compare-fcgi compare-wrk FORCE
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_%-]+:.*## / {printf "  %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -43,6 +43,12 @@ test: deps vet ## run the whole test suite
 
 serve-%: build ## build NAME and serve it in the foreground, pinned (serve-fasthttp, ...)
 	@bin/serve -cpu "$(CPU)" -procs $(PROCS) $(if $(ADDR),-addr $(ADDR)) $*
+
+robust: build deps ## every server against hostile clients and faults, full size; writes results/ROBUSTNESS.md
+	$(GO) test -count=1 -timeout 0 ./robust -args -full -report ../results/ROBUSTNESS.md
+
+soak: build deps ## 10 minutes of churning keep-alive load per server: RSS and goroutines/fds must stay flat (not in CI)
+	$(GO) test -count=1 -timeout 0 -run '^TestSoak$$' ./robust -args -soak 10m
 
 fuzz: ## run the gnet parser fuzzer for FUZZTIME (make test replays its seed corpus)
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./servers/gnet

@@ -1,13 +1,13 @@
 #!/bin/sh
 # deps.sh installs the Debian packages the tests and benchmarks drive (curl,
-# ab, wrk, lighttpd, nginx) when they are missing and this is root with
+# ab, wrk, lighttpd, nginx, slowhttptest) when they are missing and this is root with
 # apt-get; otherwise it names what is missing, so the tests that need it say
 # they were skipped. Usage: deps.sh [--require] (fail when anything is missing).
 set -u
 
 PATH=$PATH:/usr/sbin:/usr/local/sbin
 missing=""
-for pair in curl:curl ab:apache2-utils wrk:wrk lighttpd:lighttpd nginx:nginx-light; do
+for pair in curl:curl ab:apache2-utils wrk:wrk lighttpd:lighttpd nginx:nginx-light slowhttptest:slowhttptest prlimit:util-linux; do
 	cmd=${pair%%:*}
 	pkg=${pair#*:}
 	command -v "$cmd" >/dev/null 2>&1 || missing="$missing $pkg"
