@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"hellobench/internal/proc"
 	"hellobench/internal/targets"
 )
 
@@ -15,7 +16,10 @@ var (
 	flagServers = flag.String("servers", "", "comma-separated servers to measure (default: every Go server and reference)")
 	flagModes   = flag.String("modes", "", "comma-separated modes: keepalive, close, pipeline (default: all)")
 	flagConns   = flag.Int("conns", 50, "connections of the ceiling benchmarks")
-	flagSweep   = flag.String("sweep", "1,10,50,200,1000", "connection counts of BenchmarkSweep")
+	flagSweep   = flag.String("sweep", "1,10,50,100,1000,5000,10000", "connection counts of BenchmarkSweep")
+	flagIdle    = flag.String("idle", "1000,10000", "connection counts of BenchmarkIdle")
+	flagQuiet   = flag.Duration("quiet", 3*time.Second, "how long BenchmarkIdle's connections stay quiet")
+	flagCores   = flag.String("cores", "1,2", "core counts of BenchmarkScale, each at most the CPUs in SERVER_CPUS")
 	flagWarmup  = flag.Int("warmup", 5000, "requests sent before each measured run, not counted")
 )
 
@@ -37,16 +41,106 @@ func BenchmarkCeiling(b *testing.B) {
 func BenchmarkSweep(b *testing.B) {
 	cfg, client := setup(b)
 	for _, name := range servers() {
-		for _, f := range strings.Split(*flagSweep, ",") {
-			c, err := strconv.Atoi(strings.TrimSpace(f))
-			if err != nil || c <= 0 {
-				b.Fatalf("-sweep: bad connection count %q", f)
-			}
+		for _, c := range counts(b, "sweep", *flagSweep) {
 			b.Run(name+"/c="+strconv.Itoa(c), func(b *testing.B) {
 				ceiling(b, cfg, client, name, Load{Mode: KeepAlive, Connections: c})
 			})
 		}
 	}
+}
+
+// BenchmarkIdle opens each count of -idle connections to each server, one
+// request on each, and reports the memory each idle connection holds and
+// the CPU the server spends while they idle. b.N is not used: one pass per
+// call.
+func BenchmarkIdle(b *testing.B) {
+	cfg, err := DefaultConfig()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, name := range servers() {
+		for _, c := range counts(b, "idle", *flagIdle) {
+			b.Run(name+"/c="+strconv.Itoa(c), func(b *testing.B) {
+				s := start(b, cfg, name)
+				r, err := Idle(s, c, *flagQuiet)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.ReportMetric(0, "ns/op")
+				b.ReportMetric(float64(r.Held), "held")
+				b.ReportMetric(r.PerConn, "rss-B/conn")
+				b.ReportMetric(r.IdleCPU, "idle-cpu-ms/s")
+				if r.Err != nil {
+					b.Logf("%d of %d connections held; the first lost: %v", r.Held, c, r.Err)
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkScale measures each server keep-alive on 1, 2, … cores: the
+// first k CPUs of the server's CPU set with GOMAXPROCS=k and each stack's
+// multi-core form (nginx's and lighttpd's workers; the Go runtime's Ps).
+// Where the server's and the client's CPU sets overlap, they share cores:
+// the report says so.
+func BenchmarkScale(b *testing.B) {
+	cfg, client := setup(b)
+	cpus, err := proc.ParseCPUs(cfg.ServerCPUs)
+	if err != nil {
+		b.Fatalf("SERVER_CPUS: %v", err)
+	}
+	for _, name := range servers() {
+		for _, k := range counts(b, "cores", *flagCores) {
+			if k > len(cpus) {
+				b.Fatalf("-cores %d: SERVER_CPUS=%s has only %d CPUs", k, cfg.ServerCPUs, len(cpus))
+			}
+			b.Run(name+"/cores="+strconv.Itoa(k), func(b *testing.B) {
+				c := cfg
+				c.ServerCPUs, c.Procs = cpuList(cpus[:k]), k
+				ceiling(b, c, client, name, Load{Mode: KeepAlive, Connections: *flagConns})
+			})
+		}
+	}
+}
+
+// cpuList writes CPUs as a taskset list.
+func cpuList(cpus []int) string {
+	s := make([]string, len(cpus))
+	for i, c := range cpus {
+		s[i] = strconv.Itoa(c)
+	}
+	return strings.Join(s, ",")
+}
+
+// counts reads a comma-separated list of connection counts.
+func counts(b *testing.B, name, list string) []int {
+	var cs []int
+	for _, f := range strings.Split(list, ",") {
+		c, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || c <= 0 {
+			b.Fatalf("-%s: bad connection count %q", name, f)
+		}
+		cs = append(cs, c)
+	}
+	return cs
+}
+
+// start starts the named server for b and stops it when b ends; a server
+// that is not installed skips b.
+func start(b *testing.B, cfg Config, name string) *Server {
+	s, err := cfg.Start(name, "")
+	if errors.Is(err, ErrMissing) {
+		b.Skip(err)
+	}
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		if err := s.Stop(); err != nil {
+			b.Error(err)
+		}
+	})
+	return s
 }
 
 func setup(b *testing.B) (Config, Client) {
@@ -65,18 +159,7 @@ func setup(b *testing.B) (Config, Client) {
 }
 
 func ceiling(b *testing.B, cfg Config, client Client, name string, l Load) {
-	s, err := cfg.Start(name, "")
-	if errors.Is(err, ErrMissing) {
-		b.Skip(err)
-	}
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer func() {
-		if err := s.Stop(); err != nil {
-			b.Error(err)
-		}
-	}()
+	s := start(b, cfg, name)
 	l.URL = s.URL()
 	if b.N > 1 && *flagWarmup > 0 {
 		w := l
@@ -103,13 +186,15 @@ func Report(b *testing.B, r Result) {
 	b.ReportMetric(float64(r.P50)/float64(time.Microsecond), "p50-us")
 	b.ReportMetric(float64(r.P99)/float64(time.Microsecond), "p99-us")
 	b.ReportMetric(r.Busy(), "cpu-%")
+	b.ReportMetric(r.ClientBusy(), "client-cpu-%")
+	b.ReportMetric(r.ClientCPUPerRequest(), "client-us/req")
 	b.ReportMetric(r.CPUPerRequest(), "cpu-us/req")
 	if r.AppCPU > 0 {
 		b.ReportMetric(float64(r.AppCPU)/float64(time.Microsecond)/float64(r.Requests), "app-us/req")
 	}
 	b.ReportMetric(float64(r.PeakRSS)/(1<<20), "rss-MB")
-	if b.N > 1 && r.ClientBound() {
-		b.Logf("client-bound: %s's core was %.0f%% busy, under %.0f%%: req/s is not its ceiling", r.Server, r.Busy(), Saturated)
+	if b.N > 1 && r.Busy() < Saturated {
+		b.Logf("%s's core was %.0f%% busy, under %.0f%% (the client's %.0f%%): req/s is not its ceiling", r.Server, r.Busy(), Saturated, r.ClientBusy())
 	}
 }
 

@@ -290,3 +290,42 @@ Transfer/sec:     23.02MB
 		t.Errorf("socket errors: got %v", err)
 	}
 }
+
+// TestMultiCoreForms starts the references in their N-core form: nginx with
+// a master and two workers, lighttpd with two workers, each serving the
+// page, and each process counted.
+func TestMultiCoreForms(t *testing.T) {
+	c := realConfig(t)
+	c.Procs = 2
+	for name, want := range map[string]int{"nginx": 3, "lighttpd-static": 3} {
+		t.Run(name, func(t *testing.T) {
+			s, err := c.Start(name, "")
+			if errors.Is(err, ErrMissing) {
+				skipMissing(t, err)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer func() {
+				if err := s.Stop(); err != nil {
+					t.Error(err)
+				}
+			}()
+			resp, err := http.Get(s.URL())
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != 200 {
+				t.Errorf("status %d", resp.StatusCode)
+			}
+			var n int
+			for deadline := time.Now().Add(3 * time.Second); n < want && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+				n = len(proc.Group(s.PID()))
+			}
+			if n != want {
+				t.Errorf("%d processes in the group, want %d", n, want)
+			}
+		})
+	}
+}

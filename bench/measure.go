@@ -2,7 +2,6 @@ package bench
 
 import (
 	"fmt"
-	"slices"
 	"time"
 )
 
@@ -64,8 +63,18 @@ func (r Result) Ceiling() float64 {
 	return 0
 }
 
-// ClientBound reports whether the server's core was under Saturated busy.
-func (r Result) ClientBound() bool { return r.Busy() < Saturated }
+// ClientBusy is the client's busy share in percent: its CPU time over the
+// run's wall time (per core it runs on).
+func (r Result) ClientBusy() float64 {
+	if r.Wall <= 0 {
+		return 0
+	}
+	return 100 * float64(r.ClientCPU) / float64(r.Wall)
+}
+
+// ClientBound reports whether the client's core was saturated while the
+// server's was not: the client, not the server, set the pace.
+func (r Result) ClientBound() bool { return r.Busy() < Saturated && r.ClientBusy() >= Saturated }
 
 // Measure runs l against s with client c, sampling the CPU time of the
 // target's counted processes from /proc before and after and their peak
@@ -102,36 +111,4 @@ func Measure(s *Server, c Client, l Load) (Result, error) {
 }
 
 // Median returns the median of f over rs.
-func Median(rs []Result, f func(Result) float64) float64 {
-	v := make([]float64, len(rs))
-	for i, r := range rs {
-		v[i] = f(r)
-	}
-	return SpreadOf(v).Median
-}
-
-// A Spread summarises the values of several rounds: their median, range and
-// count.
-type Spread struct {
-	Median float64 `json:"median"`
-	Min    float64 `json:"min"`
-	Max    float64 `json:"max"`
-	N      int     `json:"n"`
-}
-
-// SpreadOf returns the spread of v: the median is the middle value, or the
-// mean of the two middle ones for an even count; all zero for no values.
-func SpreadOf(v []float64) Spread {
-	if len(v) == 0 {
-		return Spread{}
-	}
-	v = slices.Clone(v)
-	slices.Sort(v)
-	s := Spread{Min: v[0], Max: v[len(v)-1], N: len(v)}
-	if n := len(v); n%2 == 0 {
-		s.Median = (v[n/2-1] + v[n/2]) / 2
-	} else {
-		s.Median = v[n/2]
-	}
-	return s
-}
+func Median(rs []Result, f func(Result) float64) float64 { return Of(rs, f).Median }

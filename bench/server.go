@@ -12,9 +12,11 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"time"
 
+	"hellobench/internal/proc"
 	"hellobench/internal/targets"
 )
 
@@ -29,7 +31,9 @@ type Config struct {
 }
 
 // DefaultConfig finds the module root from the working directory and pins
-// the server to CPU 0 and the client to CPU 1.
+// the server to CPU 0 with GOMAXPROCS=1 and the client to CPU 1, or as the
+// environment says: SERVER_CPUS and CLIENT_CPUS (taskset CPU lists) and
+// PROCS (the server's GOMAXPROCS), as the Makefile passes them.
 func DefaultConfig() (Config, error) {
 	root, err := FindRoot()
 	if err != nil {
@@ -40,6 +44,21 @@ func DefaultConfig() (Config, error) {
 		// One core cannot separate server and client: run unpinned (the
 		// figures then measure both together; fine for a smoke run only).
 		c.ServerCPUs, c.ClientCPUs = "", ""
+	}
+	for name, dst := range map[string]*string{"SERVER_CPUS": &c.ServerCPUs, "CLIENT_CPUS": &c.ClientCPUs} {
+		if v := os.Getenv(name); v != "" {
+			if _, err := proc.ParseCPUs(v); err != nil {
+				return Config{}, fmt.Errorf("bench: %s=%s: %v", name, v, err)
+			}
+			*dst = v
+		}
+	}
+	if v := os.Getenv("PROCS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return Config{}, fmt.Errorf("bench: PROCS=%s: want a positive number", v)
+		}
+		c.Procs = n
 	}
 	return c, nil
 }

@@ -82,7 +82,7 @@ func nginx(_ Target, e Env, dir string) (launch, error) {
 		return launch{}, err
 	}
 	conf := filepath.Join(dir, "nginx.conf")
-	if err := writeTemplate(conf, nginxConf, map[string]string{"Dir": dir, "Addr": e.Addr, "Body": body}); err != nil {
+	if err := writeTemplate(conf, nginxConf, map[string]any{"Dir": dir, "Addr": e.Addr, "Body": body, "Procs": max(e.Procs, 1)}); err != nil {
 		return launch{}, err
 	}
 	return launch{path: bin, args: []string{"-p", dir, "-c", conf, "-e", "stderr"}}, nil
@@ -114,7 +114,7 @@ func lighttpdStatic(_ Target, e Env, dir string) (launch, error) {
 		return launch{}, err
 	}
 	conf := filepath.Join(dir, "lighttpd.conf")
-	if err := writeTemplate(conf, lighttpdStaticConf, map[string]string{"Dir": dir, "Host": host, "Port": port, "User": dropUser()}); err != nil {
+	if err := writeTemplate(conf, lighttpdStaticConf, map[string]any{"Dir": dir, "Host": host, "Port": port, "User": dropUser(), "Procs": max(e.Procs, 1)}); err != nil {
 		return launch{}, err
 	}
 	return launch{path: bin, args: []string{"-D", "-f", conf}}, nil
