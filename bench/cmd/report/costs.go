@@ -5,93 +5,154 @@ import (
 	"strings"
 )
 
-// costs breaks a request's server CPU time into layers, by differences of
-// the measured CPU µs per request: the floor, each stack's server loop
-// beyond it, the router on top, a new connection, the FastCGI hop, and
-// what pipelining saves. A difference is only as good as the two medians it
-// comes from; one below zero is noise and is shown as measured.
-func costs(rep Report) string {
-	cpu := map[string]float64{}
-	for _, c := range rep.Ceilings {
-		cpu[c.Server+"/"+c.Mode] = c.CPUPerReq
-	}
-	have := func(keys ...string) bool {
-		for _, k := range keys {
-			if cpu[k] <= 0 {
-				return false
-			}
-		}
-		return true
-	}
-	var b strings.Builder
-	floor := cpu["floor/keepalive"]
-	if floor <= 0 {
+// The cost tables split a request's server CPU time into layers by
+// differences of CPU µs per request, each taken round by round between two
+// servers that ran in the same round: the floor, each stack's server loop
+// beyond it, the router on top, a new connection, the FastCGI hop, and what
+// pipelining saves. A difference whose range straddles zero is within the
+// noise and is printed as such, never as a negative cost.
+
+// cpuOf returns the CPU figure of server in mode.
+func cpuOf(rep Report, server, mode string) (Figure, bool) {
+	p, ok := find(rep.Ceilings, server, mode)
+	return p.CPU, ok && p.CPU.N > 0
+}
+
+// stacks is how each row of the keep-alive table is built: the server, its
+// server loop (itself, or the stack a router runs on) and its router.
+var stacks = []struct{ name, loop, router string }{
+	{"nethttp", "nethttp", ""}, {"gin", "nethttp", "gin"},
+	{"fasthttp", "fasthttp", ""}, {"fiber", "fasthttp", "fiber"},
+	{"gnet", "gnet", ""}, {"nginx", "nginx", ""}, {"lighttpd-static", "lighttpd-static", ""},
+}
+
+func costsKeepAlive(rep Report) string {
+	floor, ok := cpuOf(rep, "floor", "keepalive")
+	if !ok {
 		return ""
 	}
-	part := func(v, total float64) string { return fmt.Sprintf("%.2f (%.0f %%)", v, 100*v/total) }
-
-	b.WriteString("### A keep-alive request\n\n")
-	b.WriteString("| stack | syscall floor | server loop | router | total CPU µs/req |\n|---|--:|--:|--:|--:|\n")
-	for _, r := range []struct{ name, loop, router string }{
-		{"nethttp", "nethttp", ""}, {"gin", "nethttp", "gin"},
-		{"fasthttp", "fasthttp", ""}, {"fiber", "fasthttp", "fiber"},
-		{"gnet", "gnet", ""}, {"nginx", "nginx", ""}, {"lighttpd-static", "lighttpd-static", ""},
-	} {
-		if !have(r.name+"/keepalive", r.loop+"/keepalive") {
+	var b strings.Builder
+	b.WriteString("| stack | total CPU µs/req | syscall floor | server loop beyond the floor | router on top of its loop |\n|---|--:|--:|--:|--:|\n")
+	for _, s := range stacks {
+		total, ok1 := cpuOf(rep, s.name, "keepalive")
+		loop, ok2 := cpuOf(rep, s.loop, "keepalive")
+		if !ok1 || !ok2 {
 			continue
 		}
-		total := cpu[r.name+"/keepalive"]
-		loop := cpu[r.loop+"/keepalive"] - floor
 		router := "–"
-		if r.router != "" {
-			router = part(total-cpu[r.loop+"/keepalive"], total)
+		if s.router != "" {
+			router = share(diff(total, loop), total)
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %.2f |\n", r.name, part(floor, total), part(loop, total), router, total)
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", s.name, spread(total, 2),
+			fmt.Sprintf("%.0f %%", 100*floor.Median/total.Median), share(diff(loop, floor), total), router)
 	}
-	fmt.Fprintf(&b, "| floor | %.2f (100 %%) | – | – | %.2f |\n\n", floor, floor)
-
-	b.WriteString("### A new connection per request\n\n")
-	b.WriteString("| stack | keep-alive request | new connection | total CPU µs/req |\n|---|--:|--:|--:|\n")
-	for _, s := range order() {
-		if s == "fcgi" || !have(s+"/keepalive", s+"/close") {
-			continue
-		}
-		total := cpu[s+"/close"]
-		ka := cpu[s+"/keepalive"]
-		fmt.Fprintf(&b, "| %s | %s | %s | %.2f |\n", s, part(ka, total), part(total-ka, total), total)
-	}
-	b.WriteString("\n")
-
-	if have("fcgi/keepalive", "nethttp/keepalive", "lighttpd-static/keepalive") {
-		var app float64
-		for _, c := range rep.Ceilings {
-			if c.Server == "fcgi" && c.Mode == "keepalive" {
-				app = c.AppPerReq
-			}
-		}
-		total := cpu["fcgi/keepalive"]
-		lighttpd := total - app
-		static := cpu["lighttpd-static/keepalive"]
-		nethttp := cpu["nethttp/keepalive"]
-		b.WriteString("### The FastCGI hop (lighttpd + net/http/fcgi, keep-alive)\n\n")
-		b.WriteString("| part | CPU µs/req |\n|---|--:|\n")
-		fmt.Fprintf(&b, "| syscall floor | %s |\n", part(floor, total))
-		fmt.Fprintf(&b, "| lighttpd serving a static file, beyond the floor | %s |\n", part(static-floor, total))
-		fmt.Fprintf(&b, "| lighttpd's FastCGI side (lighttpd here minus lighttpd static) | %s |\n", part(lighttpd-static, total))
-		fmt.Fprintf(&b, "| the application: net/http/fcgi and the handler | %s |\n", part(app, total))
-		fmt.Fprintf(&b, "| total | %.2f |\n\n", total)
-		fmt.Fprintf(&b, "Against nethttp answering HTTP itself (%.2f µs), the hop costs %.2f µs per request: %.1f× the CPU.\n\n", nethttp, total-nethttp, total/nethttp)
-	}
-
-	b.WriteString("### What pipelining saves (16 requests in flight per connection)\n\n")
-	b.WriteString("| stack | keep-alive CPU µs/req | pipelined | saved |\n|---|--:|--:|--:|\n")
-	for _, s := range order() {
-		if !have(s+"/keepalive", s+"/pipeline") {
-			continue
-		}
-		ka, pl := cpu[s+"/keepalive"], cpu[s+"/pipeline"]
-		fmt.Fprintf(&b, "| %s | %.2f | %.2f | %s |\n", s, ka, pl, part(ka-pl, ka))
-	}
-	b.WriteString("\n")
+	fmt.Fprintf(&b, "| floor | %s | 100 %% | – | – |\n", spread(floor, 2))
 	return b.String()
+}
+
+func costsClose(rep Report) string {
+	var b strings.Builder
+	b.WriteString("| stack | keep-alive CPU µs/req | one connection per request | what the connection adds |\n|---|--:|--:|--:|\n")
+	rows := 0
+	for _, s := range order() {
+		ka, ok1 := cpuOf(rep, s, "keepalive")
+		cl, ok2 := cpuOf(rep, s, "close")
+		if !ok1 || !ok2 {
+			continue
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", s, spread(ka, 2), spread(cl, 2), share(diff(cl, ka), cl))
+		rows++
+	}
+	if rows == 0 {
+		return ""
+	}
+	return b.String()
+}
+
+func costsFcgi(rep Report) string {
+	fcgi, ok := find(rep.Ceilings, "fcgi", "keepalive")
+	static, ok2 := cpuOf(rep, "lighttpd-static", "keepalive")
+	nethttp, ok3 := cpuOf(rep, "nethttp", "keepalive")
+	floor, ok4 := cpuOf(rep, "floor", "keepalive")
+	if !ok || !ok2 || !ok3 || !ok4 || fcgi.CPU.N == 0 {
+		return ""
+	}
+	lighttpd := diff(fcgi.CPU, fcgi.AppCPU)
+	var b strings.Builder
+	b.WriteString("| part | CPU µs/req |\n|---|--:|\n")
+	fmt.Fprintf(&b, "| the syscall floor | %s |\n", share(floor, fcgi.CPU))
+	fmt.Fprintf(&b, "| lighttpd serving a static file, beyond the floor | %s |\n", share(diff(static, floor), fcgi.CPU))
+	fmt.Fprintf(&b, "| lighttpd's FastCGI side (lighttpd here, minus lighttpd static) | %s |\n", share(diff(lighttpd, static), fcgi.CPU))
+	fmt.Fprintf(&b, "| the application: net/http/fcgi and the handler | %s |\n", share(fcgi.AppCPU, fcgi.CPU))
+	fmt.Fprintf(&b, "| total | %s |\n", spread(fcgi.CPU, 2))
+	fmt.Fprintf(&b, "| nethttp answering HTTP itself | %s |\n", spread(nethttp, 2))
+	fmt.Fprintf(&b, "| the hop's cost over nethttp | %s, %s× nethttp's CPU |\n", delta(diff(fcgi.CPU, nethttp)), spread(ratio(fcgi.CPU, nethttp), 1))
+	return b.String()
+}
+
+func costsPipeline(rep Report) string {
+	var b strings.Builder
+	b.WriteString("| stack | keep-alive CPU µs/req | pipelined, 16 in flight | saved by pipelining |\n|---|--:|--:|--:|\n")
+	rows := 0
+	for _, s := range order() {
+		ka, ok1 := cpuOf(rep, s, "keepalive")
+		pl, ok2 := cpuOf(rep, s, "pipeline")
+		if !ok1 || !ok2 {
+			continue
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", s, spread(ka, 2), spread(pl, 2), share(diff(ka, pl), ka))
+		rows++
+	}
+	if rows == 0 {
+		return ""
+	}
+	return b.String()
+}
+
+// costsInMemory sets each stack's in-memory request against its server
+// loop over loopback: the difference is getting bytes in and out.
+func costsInMemory(rep Report) string {
+	floor, ok := cpuOf(rep, "floor", "keepalive")
+	if !ok {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("| stack | in memory, µs/req | allocs/req | server loop over loopback, beyond the floor |\n|---|--:|--:|--:|\n")
+	rows := 0
+	for _, s := range []string{"nethttp", "gin", "fasthttp", "fiber", "gnet"} {
+		m, ok1 := memory(rep, s, "BenchmarkServeKeepAlive")
+		cpu, ok2 := cpuOf(rep, s, "keepalive")
+		if !ok1 || !ok2 {
+			continue
+		}
+		us := Figure{}
+		if m.NsOp.N > 0 {
+			us = scale(m.NsOp, 1e-3)
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", s, spread(us, 2), median(m.AllocsOp, 0), delta(diff(cpu, floor)))
+		rows++
+	}
+	if rows == 0 {
+		return ""
+	}
+	return b.String()
+}
+
+// memory returns a stack's in-memory benchmark.
+func memory(rep Report, stack, bench string) (Memory, bool) {
+	for _, m := range rep.InMemory {
+		if m.Stack == stack && m.Benchmark == bench {
+			return m, true
+		}
+	}
+	return Memory{}, false
+}
+
+// scale multiplies every round of f by k.
+func scale(f Figure, k float64) Figure {
+	v := make([]float64, len(f.Rounds))
+	for i, x := range f.Rounds {
+		v[i] = x * k
+	}
+	return figureOf(v)
 }

@@ -1,21 +1,23 @@
 // Command report runs the bench (or reads its saved output) and writes the
-// report: REPORT.md, results.json, ceilings.svg and, after a sweep,
-// sweep.svg, in the output directory.
+// report: REPORT.md, results.json and the charts in the output directory,
+// and, with -docs, the generated sections of README.md and bench/COSTS.md.
 //
 // Usage:
 //
-//	report [-run] [-quick] [-sweep] [-rounds 3] [-n 200000] [-out results]
+//	report [-run] [-sweep] [-quick] [-rounds 5] [-n 200000] [-out results] [-docs]
 //
-// With -run it first runs the in-memory benchmarks of every server package
-// and the ceiling benchmarks, -rounds times in turn (so servers alternate,
-// A B C A B C) and saves the output to bench.txt; with -sweep it runs the
-// concurrency sweep into sweep.txt. Without them it renders what those
-// files hold. Both files are standard `go test -bench` output: benchstat
-// compares two of them.
+// With -run it runs the in-memory benchmarks of every server package and
+// the ceiling benchmarks, -rounds times in turn (so the servers alternate,
+// A B C … A B C …), into bench.txt; with -sweep the concurrency sweep and
+// the idle connections, -rounds times in turn, into sweep.txt. Without
+// them it renders what those files hold. Both files are standard `go test
+// -bench` output, with the date and conditions of the run in comment lines:
+// benchstat compares two of them.
 package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -23,26 +25,37 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"time"
 
 	"hellobench/bench"
 )
 
+// conns is the connections of the ceiling benchmarks (their default).
+const conns = 50
+
 func main() {
 	log.SetFlags(0)
 	log.SetPrefix("report: ")
 	run := flag.Bool("run", false, "run the in-memory and ceiling benchmarks into bench.txt first")
+	sweep := flag.Bool("sweep", false, "run the concurrency sweep and the idle connections into sweep.txt first")
+	scaleRun := flag.Bool("scale", false, "run the ceilings on several core counts into scale.txt first (SERVER_CPUS, CLIENT_CPUS)")
+	cores := flag.String("cores", "1,2", "with -scale: the core counts")
 	quick := flag.Bool("quick", false, "with -run: a smoke run of about a minute (keep-alive only, short runs, one round)")
-	sweep := flag.Bool("sweep", false, "run the concurrency sweep into sweep.txt first")
-	rounds := flag.Int("rounds", 3, "with -run: rounds of the ceiling benchmarks, taken as medians")
+	rounds := flag.Int("rounds", 5, "rounds of every measured benchmark, taken as medians with their range")
 	n := flag.Int("n", 200000, "with -run: requests per ceiling run")
-	sweepN := flag.Int("sweep-n", 100000, "with -sweep: requests per sweep run")
+	sweepN := flag.Int("sweep-n", 100000, "with -sweep: requests per sweep run (at least 20 per connection)")
 	out := flag.String("out", "results", "output `directory`")
+	docs := flag.Bool("docs", false, "also write the generated sections of README.md and bench/COSTS.md")
 	flag.Parse()
 	if flag.NArg() > 0 {
 		log.Fatalf("unexpected arguments %q", flag.Args())
+	}
+	if *rounds < 1 || *n < 1 || *sweepN < 1 {
+		log.Fatal("-rounds, -n and -sweep-n must be positive")
+	}
+	if *docs && *quick {
+		log.Fatal("-docs takes a full run's figures, not -quick's")
 	}
 	root, err := bench.FindRoot()
 	if err != nil {
@@ -53,67 +66,155 @@ func main() {
 	}
 	benchFile := filepath.Join(*out, "bench.txt")
 	sweepFile := filepath.Join(*out, "sweep.txt")
-
+	scaleFile := filepath.Join(*out, "scale.txt")
 	if *run {
-		var cmds [][]string
-		if *quick {
-			cmds = append(cmds,
-				[]string{"go", "test", "-run", "^$", "-bench", ".", "-benchmem", "-cpu", "1", "-benchtime", "20000x", "./servers/..."},
-				[]string{"go", "test", "-run", "^$", "-bench", "Ceiling", "-benchtime", "50000x", "-timeout", "0", "./bench", "-args", "-modes", "keepalive", "-warmup", "2000"})
-		} else {
-			cmds = append(cmds, []string{"go", "test", "-run", "^$", "-bench", ".", "-benchmem", "-cpu", "1", "-count", "3", "./servers/..."})
-			// A new connection per request is several times slower, so it
-			// gets a fifth of the requests: enough CPU time to read.
-			for range *rounds {
-				cmds = append(cmds,
-					[]string{"go", "test", "-run", "^$", "-bench", "Ceiling/.*/(keepalive|pipeline)", "-benchtime", fmt.Sprintf("%dx", *n), "-timeout", "0", "./bench"},
-					[]string{"go", "test", "-run", "^$", "-bench", "Ceiling/.*/close", "-benchtime", fmt.Sprintf("%dx", *n/5), "-timeout", "0", "./bench"})
-			}
-		}
-		if err := runAll(root, benchFile, cmds); err != nil {
+		if err := runAll(root, benchFile, *quick, ceilingCommands(*quick, *rounds, *n)); err != nil {
 			log.Fatal(err)
 		}
 	}
 	if *sweep {
-		cmd := []string{"go", "test", "-run", "^$", "-bench", "Sweep", "-benchtime", fmt.Sprintf("%dx", *sweepN), "-timeout", "0", "./bench"}
-		if err := runAll(root, sweepFile, [][]string{cmd}); err != nil {
+		if err := runAll(root, sweepFile, false, sweepCommands(*rounds, *sweepN)); err != nil {
+			log.Fatal(err)
+		}
+	}
+	if *scaleRun {
+		if err := runAll(root, scaleFile, false, scaleCommands(*rounds, *n, *cores)); err != nil {
 			log.Fatal(err)
 		}
 	}
 
 	all := map[string]samples{}
-	var commands []string
-	for _, f := range []string{benchFile, sweepFile} {
-		c, err := readBench(f, all)
+	sections := map[string]Section{}
+	for name, f := range map[string]string{"ceilings": benchFile, "sweep": sweepFile, "scale": scaleFile} {
+		sec, ok, err := readBench(f, all)
 		if err != nil {
 			log.Fatal(err)
 		}
-		commands = append(commands, c...)
+		if ok {
+			sections[name] = sec
+		}
 	}
 	if len(all) == 0 {
-		log.Fatalf("no benchmark results in %s or %s: run with -run", benchFile, sweepFile)
+		log.Fatalf("no benchmark results in %s, %s or %s: run with -run, -sweep or -scale", benchFile, sweepFile, scaleFile)
 	}
-	rep := build(all, commands)
-	// The date is when the benchmarks ran, not when this report was drawn.
-	if fi, err := os.Stat(benchFile); err == nil {
-		rep.Machine.Date = fi.ModTime().UTC().Format(dateFormat)
+	rep := build(all, sections, conns)
+	if rep.Clients, err = readClients(filepath.Join(*out, "clients.json")); err != nil {
+		log.Fatal(err)
 	}
 	if err := write(*out, rep); err != nil {
 		log.Fatal(err)
 	}
 	fmt.Fprintf(os.Stderr, "report: wrote %s\n", filepath.Join(*out, "REPORT.md"))
+	if *docs {
+		for _, d := range documents {
+			if err := d.update(root, rep); err != nil {
+				log.Fatal(err)
+			}
+			fmt.Fprintf(os.Stderr, "report: wrote the generated sections of %s\n", d.path)
+		}
+	}
 }
 
-// runAll runs the commands in root, writing their output (and each command,
-// as a # command: line) to file and to stderr. A failing command ends the
-// run: its figures would be incomplete.
-func runAll(root, file string, cmds [][]string) error {
+func goTest(args ...string) []string {
+	return append([]string{"go", "test", "-run", "^$"}, args...)
+}
+
+// ceilingCommands are the in-memory benchmarks, then the ceilings, round
+// after round. A new connection per request is several times slower, so it
+// gets a fifth of the requests: enough CPU time to read.
+func ceilingCommands(quick bool, rounds, n int) [][]string {
+	if quick {
+		return [][]string{
+			goTest("-bench", ".", "-benchmem", "-cpu", "1", "-benchtime", "20000x", "./servers/..."),
+			goTest("-bench", "Ceiling", "-benchtime", "50000x", "-timeout", "0", "./bench", "-args", "-modes", "keepalive", "-warmup", "2000"),
+		}
+	}
+	cmds := [][]string{goTest("-bench", ".", "-benchmem", "-cpu", "1", "-count", fmt.Sprint(rounds), "./servers/...")}
+	for range rounds {
+		cmds = append(cmds,
+			goTest("-bench", "Ceiling/.*/(keepalive|pipeline)", "-benchtime", fmt.Sprintf("%dx", n), "-timeout", "0", "./bench"),
+			goTest("-bench", "Ceiling/.*/close", "-benchtime", fmt.Sprintf("%dx", n/5), "-timeout", "0", "./bench"))
+	}
+	return cmds
+}
+
+// sweepCommands are the sweep and the idle connections, round after round.
+func sweepCommands(rounds, n int) [][]string {
+	var cmds [][]string
+	for range rounds {
+		cmds = append(cmds,
+			goTest("-bench", "Sweep", "-benchtime", fmt.Sprintf("%dx", n), "-timeout", "0", "./bench"),
+			goTest("-bench", "Idle", "-benchtime", "1x", "-timeout", "0", "./bench"))
+	}
+	return cmds
+}
+
+// scaleCommands are the keep-alive ceilings on each core count, round after
+// round.
+func scaleCommands(rounds, n int, cores string) [][]string {
+	var cmds [][]string
+	for range rounds {
+		cmds = append(cmds, goTest("-bench", "Scale", "-benchtime", fmt.Sprintf("%dx", n), "-timeout", "0", "./bench", "-args", "-cores", cores))
+	}
+	return cmds
+}
+
+// readClients reads make compare-clients' results, if there are any.
+func readClients(file string) (*bench.ClientsRun, error) {
+	b, err := os.ReadFile(file)
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var run bench.ClientsRun
+	if err := json.Unmarshal(b, &run); err != nil {
+		return nil, fmt.Errorf("%s: %v", file, err)
+	}
+	return &run, nil
+}
+
+// Comment lines the report writer adds to the benchmark output; benchstat
+// skips them.
+const (
+	commandPrefix = "# command: "
+	datePrefix    = "# date: "
+	roundsPrefix  = "# rounds: "
+	machinePrefix = "# machine: "
+	cpusPrefix    = "# cpus: "
+	quickLine     = "# quick: a smoke run, not for publishing"
+)
+
+// runAll runs the commands in root, writing their output (and the date,
+// the rounds and each command, as comment lines) to file and to stderr. A
+// failing command ends the run: its figures would be incomplete.
+func runAll(root, file string, quick bool, cmds [][]string) error {
 	f, err := os.Create(file)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
 	w := io.MultiWriter(f, os.Stderr)
+	fmt.Fprintf(w, "%s%s\n", datePrefix, time.Now().UTC().Format(dateFormat))
+	m, err := json.Marshal(machine())
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "%s%s\n", machinePrefix, m)
+	cfg, err := bench.DefaultConfig()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "%sserver %s client %s\n", cpusPrefix, cfg.ServerCPUs, cfg.ClientCPUs)
+	seen := map[string]int{}
+	for _, c := range cmds {
+		seen[quote(c)]++
+	}
+	fmt.Fprintf(w, "%s%d\n", roundsPrefix, maxCount(seen))
+	if quick {
+		fmt.Fprintln(w, quickLine)
+	}
 	for _, c := range cmds {
 		fmt.Fprintf(w, "%s%s\n", commandPrefix, quote(c))
 		cmd := exec.Command(c[0], c[1:]...)
@@ -127,6 +228,14 @@ func runAll(root, file string, cmds [][]string) error {
 	return f.Close()
 }
 
+func maxCount(m map[string]int) int {
+	n := 0
+	for _, v := range m {
+		n = max(n, v)
+	}
+	return n
+}
+
 func quote(args []string) string {
 	q := make([]string, len(args))
 	for i, a := range args {
@@ -138,43 +247,16 @@ func quote(args []string) string {
 	return strings.Join(q, " ")
 }
 
-func readBench(file string, into map[string]samples) ([]string, error) {
+// readBench adds the samples of a benchmark file, and returns its section:
+// when it ran and how. A missing file is no section.
+func readBench(file string, into map[string]samples) (Section, bool, error) {
 	b, err := os.ReadFile(file)
 	if os.IsNotExist(err) {
-		return nil, nil
+		return Section{}, false, nil
 	}
 	if err != nil {
-		return nil, err
+		return Section{}, false, err
 	}
-	return parseBench(bytes.NewReader(b), into)
-}
-
-// Machine is what the report records of the machine it ran on.
-type Machine struct {
-	CPU    string `json:"cpu"`
-	Cores  int    `json:"cores"`
-	Kernel string `json:"kernel"`
-	Go     string `json:"go"`
-	Date   string `json:"date"`
-}
-
-const dateFormat = "2006-01-02 15:04 MST"
-
-func machine() Machine {
-	m := Machine{Cores: runtime.NumCPU(), Go: runtime.Version(), Date: time.Now().UTC().Format(dateFormat)}
-	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
-		for _, line := range strings.Split(string(b), "\n") {
-			if v, ok := strings.CutPrefix(line, "model name"); ok {
-				m.CPU = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(v), ":"))
-				break
-			}
-		}
-	}
-	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
-		m.Kernel = "Linux " + strings.TrimSpace(string(b))
-	}
-	if out, err := exec.Command("go", "env", "GOVERSION").Output(); err == nil {
-		m.Go = strings.TrimSpace(string(out))
-	}
-	return m
+	sec, err := parseBench(bytes.NewReader(b), into)
+	return sec, err == nil, err
 }

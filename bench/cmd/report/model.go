@@ -1,6 +1,7 @@
 package main
 
 import (
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -9,69 +10,132 @@ import (
 	"hellobench/internal/targets"
 )
 
-// A Ceiling is one server in one mode over loopback, medians of the runs.
-type Ceiling struct {
-	Server      string  `json:"server"`
-	Mode        string  `json:"mode"`
-	Runs        int     `json:"runs"`
-	Requests    float64 `json:"requests_per_run"`
-	ReqPerSec   float64 `json:"req_per_sec"`
-	CPUPerReq   float64 `json:"cpu_us_per_req"`
-	AppPerReq   float64 `json:"app_cpu_us_per_req,omitempty"` // fcgi: the application's share of CPUPerReq
-	Ceiling     float64 `json:"implied_ceiling_req_per_sec"`
-	Busy        float64 `json:"server_cpu_pct"`
-	P50         float64 `json:"p50_us"`
-	P99         float64 `json:"p99_us"`
-	RSS         float64 `json:"peak_rss_mb"`
-	ClientBound bool    `json:"client_bound"`
-	// Ratios to nginx in the same mode; 0 when nginx was not measured.
-	VsNginx        float64 `json:"req_per_sec_vs_nginx,omitempty"`
-	CeilingVsNginx float64 `json:"ceiling_vs_nginx,omitempty"`
-	// From the stack's in-memory benchmark of the same connection use.
-	Allocs float64 `json:"allocs_per_op"`
-	Bytes  float64 `json:"bytes_per_op"`
-	NsOp   float64 `json:"in_memory_ns_per_op"`
-	HasMem bool    `json:"-"`
+// Figure, and how two are compared, come from package bench.
+type Figure = bench.Figure
+
+var (
+	figureOf = bench.FigureOf
+	ratio    = bench.Ratio
+	diff     = bench.Diff
+)
+
+// A Point is one target measured in one mode at one concurrency: a ceiling
+// (50 connections, each mode) or a point of the sweep (keep-alive).
+type Point struct {
+	Server   string `json:"server"`
+	Mode     string `json:"mode"`
+	Conns    int    `json:"connections"`
+	Cores    int    `json:"cores,omitempty"` // bench-scale: the server's cores
+	Requests int    `json:"requests_per_round"`
+	// The server's CPU time per request in µs (for fcgi, lighttpd's and the
+	// application's together; AppCPU is the application's part).
+	CPU    Figure `json:"cpu_us_per_req"`
+	AppCPU Figure `json:"app_cpu_us_per_req"`
+	// Implied is one core's ceiling, 1e6 / CPU, in requests per second.
+	Implied   Figure `json:"implied_ceiling_req_per_sec"`
+	ReqPerSec Figure `json:"req_per_sec"`
+	// Busy and ClientBusy are the server's and the client's CPU time over
+	// the run's wall time, in percent.
+	Busy       Figure `json:"server_cpu_pct"`
+	ClientBusy Figure `json:"client_cpu_pct"`
+	ClientCPU  Figure `json:"client_cpu_us_per_req"`
+	P50        Figure `json:"p50_us"`
+	P99        Figure `json:"p99_us"`
+	RSS        Figure `json:"peak_rss_mb"`
+	// CPUVsNginx and CPUVsFloor are the CPU per request over nginx's and
+	// the floor's in the same mode and concurrency, round by round.
+	CPUVsNginx *Figure `json:"cpu_vs_nginx,omitempty"`
+	CPUVsFloor *Figure `json:"cpu_vs_floor,omitempty"`
+	// Label says what bounded a run whose server was not saturated.
+	Label string `json:"label,omitempty"`
+}
+
+// Labels of a run whose server core was under bench.Saturated busy.
+const (
+	LatencyBound = "latency-bound" // one connection: bound by round trips
+	ClientBound  = "client-bound"  // the client's core was saturated
+	Unsaturated  = "unsaturated"   // neither: the reason is unknown
+)
+
+// label names what bounded a run from the medians of its rounds: nothing
+// when the server's core was saturated.
+func label(conns int, busy, clientBusy float64) string {
+	switch {
+	case busy >= bench.Saturated:
+		return ""
+	case conns == 1:
+		return LatencyBound
+	case clientBusy >= bench.Saturated:
+		return ClientBound
+	default:
+		return Unsaturated
+	}
+}
+
+// An Idle figure is a server holding Conns connections that each sent one
+// request and then went quiet.
+type Idle struct {
+	Server string `json:"server"`
+	Conns  int    `json:"connections"`
+	// Held counts the connections answered and still open at the end.
+	Held Figure `json:"held"`
+	// PerConn is the growth of the server's resident memory over the
+	// connections, in bytes per connection.
+	PerConn Figure `json:"rss_bytes_per_conn"`
+	// IdleCPU is the CPU the server spends while they idle, in ms per s.
+	IdleCPU Figure `json:"idle_cpu_ms_per_s"`
 }
 
 // A Memory figure is one in-memory benchmark of a server package.
 type Memory struct {
-	Stack     string  `json:"stack"`
-	Benchmark string  `json:"benchmark"`
-	Runs      int     `json:"runs"`
-	NsOp      float64 `json:"ns_per_op"`
-	BytesOp   float64 `json:"bytes_per_op"`
-	AllocsOp  float64 `json:"allocs_per_op"`
+	Stack     string `json:"stack"`
+	Benchmark string `json:"benchmark"`
+	NsOp      Figure `json:"ns_per_op"`
+	BytesOp   Figure `json:"bytes_per_op"`
+	AllocsOp  Figure `json:"allocs_per_op"`
 }
 
-// A Sweep point is one server keep-alive at one concurrency.
-type Sweep struct {
-	Server      string  `json:"server"`
-	Conns       int     `json:"connections"`
-	ReqPerSec   float64 `json:"req_per_sec"`
-	P99         float64 `json:"p99_us"`
-	CPUPerReq   float64 `json:"cpu_us_per_req"`
-	Busy        float64 `json:"server_cpu_pct"`
-	ClientBound bool    `json:"client_bound"`
+// A Section records when and how one part of the report was measured.
+type Section struct {
+	Date     string   `json:"date"`
+	Commands []string `json:"commands"`
+	Rounds   int      `json:"rounds"`
+	Quick    bool     `json:"quick,omitempty"`
+	// Machine is where it ran, recorded when it ran.
+	Machine Machine `json:"machine"`
+	// CPUs is the placement: the server's and the client's CPU sets and
+	// the server's GOMAXPROCS.
+	ServerCPUs string `json:"server_cpus,omitempty"`
+	ClientCPUs string `json:"client_cpus,omitempty"`
+	// Shared says the server's and the client's CPU sets overlapped.
+	Shared bool `json:"shared,omitempty"`
 }
 
 // Report is everything results.json holds.
 type Report struct {
-	Machine  Machine   `json:"machine"`
-	Commands []string  `json:"commands"`
-	Ceilings []Ceiling `json:"ceilings"`
-	InMemory []Memory  `json:"in_memory"`
-	Sweep    []Sweep   `json:"sweep,omitempty"`
+	Machine Machine `json:"machine"`
+	// Sections maps "ceilings" (with the in-memory benchmarks) and "sweep"
+	// (with the idle connections) to when they ran; a section absent here
+	// was not measured.
+	Sections map[string]Section `json:"sections"`
+	Ceilings []Point            `json:"ceilings"`
+	InMemory []Memory           `json:"in_memory"`
+	Sweep    []Point            `json:"sweep,omitempty"`
+	Idle     []Idle             `json:"idle,omitempty"`
+	// Scale is bench-scale's keep-alive ceilings on 1, 2, … cores.
+	Scale []Point `json:"scale,omitempty"`
+	// Shared says the scale run's server and client shared CPUs.
+	Shared bool `json:"scale_shared_cpus,omitempty"`
+	// Clients is make compare-clients' run, when there is one.
+	Clients *bench.ClientsRun `json:"-"`
 }
 
 // order is the servers' order in tables and charts.
 func order() []string { return targets.Names() }
 
 func rank(s string) int {
-	for i, o := range order() {
-		if o == s {
-			return i
-		}
+	if i := slices.Index(order(), s); i >= 0 {
+		return i
 	}
 	return len(order())
 }
@@ -85,76 +149,80 @@ func modeRank(m string) int {
 	return len(bench.Modes)
 }
 
-// memBench names the in-memory benchmark that matches a mode's connection
-// use.
-var memBench = map[string][]string{
-	"keepalive": {"BenchmarkServeKeepAlive"},
-	"close":     {"BenchmarkServeClose"},
-	"pipeline":  {"BenchmarkServePipelined", "BenchmarkServeKeepAlive"},
+// point builds a Point from the samples of one benchmark.
+func point(server, mode string, conns int, s samples) Point {
+	p := Point{Server: server, Mode: mode, Conns: conns,
+		CPU: s.figure("cpu-us/req"), AppCPU: s.figure("app-us/req"),
+		ReqPerSec: s.figure("req/s"), Busy: s.figure("cpu-%"), ClientBusy: s.figure("client-cpu-%"),
+		ClientCPU: s.figure("client-us/req"), P50: s.figure("p50-us"), P99: s.figure("p99-us"), RSS: s.figure("rss-MB")}
+	if n := s.figure("N"); n.N > 0 {
+		p.Requests = int(n.Median)
+	}
+	implied := make([]float64, len(p.CPU.Rounds))
+	for i, c := range p.CPU.Rounds {
+		if c > 0 {
+			implied[i] = 1e6 / c
+		}
+	}
+	p.Implied = figureOf(implied)
+	p.Label = label(conns, p.Busy.Median, p.ClientBusy.Median)
+	return p
 }
 
-func build(all map[string]samples, commands []string) Report {
-	rep := Report{Machine: machine(), Commands: commands}
-	mem := map[string]samples{} // stack/Benchmark → samples
+// build assembles the report from the samples of the benchmark files.
+func build(all map[string]samples, sections map[string]Section, conns int) Report {
+	rep := Report{Sections: sections}
+	// The machine the figures come from: the ceilings', else the sweep's.
+	for _, name := range []string{"sweep", "ceilings"} {
+		if s, ok := sections[name]; ok && s.Machine.CPU != "" {
+			rep.Machine = s.Machine
+		}
+	}
 	for key, s := range all {
 		switch {
 		case strings.HasPrefix(key, "hellobench/servers/"):
-			rest := strings.TrimPrefix(key, "hellobench/servers/")
-			stack, name, _ := strings.Cut(rest, "/")
-			mem[stack+"/"+name] = s
-			rep.InMemory = append(rep.InMemory, Memory{Stack: stack, Benchmark: name, Runs: s.runs(),
-				NsOp: s.get("ns/op"), BytesOp: s.get("B/op"), AllocsOp: s.get("allocs/op")})
+			stack, name, _ := strings.Cut(strings.TrimPrefix(key, "hellobench/servers/"), "/")
+			rep.InMemory = append(rep.InMemory, Memory{Stack: stack, Benchmark: name,
+				NsOp: s.figure("ns/op"), BytesOp: s.figure("B/op"), AllocsOp: s.figure("allocs/op")})
 		case strings.HasPrefix(key, "hellobench/bench/BenchmarkCeiling/"):
 			f := strings.Split(strings.TrimPrefix(key, "hellobench/bench/BenchmarkCeiling/"), "/")
-			if len(f) != 2 {
-				continue
+			if len(f) == 2 {
+				rep.Ceilings = append(rep.Ceilings, point(f[0], f[1], conns, s))
 			}
-			c := Ceiling{Server: f[0], Mode: f[1], Runs: s.runs(), Requests: s.get("N"),
-				ReqPerSec: s.get("req/s"), CPUPerReq: s.get("cpu-us/req"), AppPerReq: s.get("app-us/req"),
-				Busy: s.get("cpu-%"), P50: s.get("p50-us"), P99: s.get("p99-us"), RSS: s.get("rss-MB")}
-			if c.CPUPerReq > 0 {
-				c.Ceiling = 1e6 / c.CPUPerReq
-			}
-			c.ClientBound = c.Busy < bench.Saturated
-			rep.Ceilings = append(rep.Ceilings, c)
 		case strings.HasPrefix(key, "hellobench/bench/BenchmarkSweep/"):
-			server, conns, ok := strings.Cut(strings.TrimPrefix(key, "hellobench/bench/BenchmarkSweep/"), "/c=")
-			n, err := strconv.Atoi(conns)
-			if !ok || err != nil {
-				continue
+			server, c, ok := strings.Cut(strings.TrimPrefix(key, "hellobench/bench/BenchmarkSweep/"), "/c=")
+			if n, err := strconv.Atoi(c); ok && err == nil {
+				rep.Sweep = append(rep.Sweep, point(server, "keepalive", n, s))
 			}
-			p := Sweep{Server: server, Conns: n, ReqPerSec: s.get("req/s"), P99: s.get("p99-us"),
-				CPUPerReq: s.get("cpu-us/req"), Busy: s.get("cpu-%")}
-			p.ClientBound = p.Busy < bench.Saturated
-			rep.Sweep = append(rep.Sweep, p)
-		}
-	}
-	nginx := map[string]Ceiling{}
-	for _, c := range rep.Ceilings {
-		if c.Server == "nginx" {
-			nginx[c.Mode] = c
-		}
-	}
-	for i := range rep.Ceilings {
-		c := &rep.Ceilings[i]
-		if n, ok := nginx[c.Mode]; ok && n.ReqPerSec > 0 && n.Ceiling > 0 {
-			c.VsNginx = c.ReqPerSec / n.ReqPerSec
-			c.CeilingVsNginx = c.Ceiling / n.Ceiling
-		}
-		for _, b := range memBench[c.Mode] {
-			if s, ok := mem[c.Server+"/"+b]; ok {
-				c.Allocs, c.Bytes, c.NsOp, c.HasMem = s.get("allocs/op"), s.get("B/op"), s.get("ns/op"), true
-				break
+		case strings.HasPrefix(key, "hellobench/bench/BenchmarkScale/"):
+			server, c, ok := strings.Cut(strings.TrimPrefix(key, "hellobench/bench/BenchmarkScale/"), "/cores=")
+			if k, err := strconv.Atoi(c); ok && err == nil {
+				p := point(server, "keepalive", conns, s)
+				p.Cores = k
+				// Saturated is per core: k cores are busy at k × 90 %.
+				p.Label = label(conns, p.Busy.Median/float64(k), p.ClientBusy.Median)
+				rep.Scale = append(rep.Scale, p)
+			}
+		case strings.HasPrefix(key, "hellobench/bench/BenchmarkIdle/"):
+			server, c, ok := strings.Cut(strings.TrimPrefix(key, "hellobench/bench/BenchmarkIdle/"), "/c=")
+			if n, err := strconv.Atoi(c); ok && err == nil {
+				rep.Idle = append(rep.Idle, Idle{Server: server, Conns: n, Held: s.figure("held"),
+					PerConn: s.figure("rss-B/conn"), IdleCPU: s.figure("idle-cpu-ms/s")})
 			}
 		}
 	}
-	sort.Slice(rep.Ceilings, func(i, j int) bool {
-		a, b := rep.Ceilings[i], rep.Ceilings[j]
-		if modeRank(a.Mode) != modeRank(b.Mode) {
-			return modeRank(a.Mode) < modeRank(b.Mode)
+	compare(rep.Ceilings)
+	compare(rep.Sweep)
+	sort.Slice(rep.Ceilings, func(i, j int) bool { return pointLess(rep.Ceilings[i], rep.Ceilings[j]) })
+	sort.Slice(rep.Sweep, func(i, j int) bool { return pointLess(rep.Sweep[i], rep.Sweep[j]) })
+	sort.Slice(rep.Scale, func(i, j int) bool {
+		a, b := rep.Scale[i], rep.Scale[j]
+		if a.Server != b.Server {
+			return rank(a.Server) < rank(b.Server)
 		}
-		return rank(a.Server) < rank(b.Server)
+		return a.Cores < b.Cores
 	})
+	rep.Shared = sections["scale"].Shared
 	sort.Slice(rep.InMemory, func(i, j int) bool {
 		a, b := rep.InMemory[i], rep.InMemory[j]
 		if a.Stack != b.Stack {
@@ -162,12 +230,55 @@ func build(all map[string]samples, commands []string) Report {
 		}
 		return a.Benchmark < b.Benchmark
 	})
-	sort.Slice(rep.Sweep, func(i, j int) bool {
-		a, b := rep.Sweep[i], rep.Sweep[j]
+	sort.Slice(rep.Idle, func(i, j int) bool {
+		a, b := rep.Idle[i], rep.Idle[j]
 		if a.Server != b.Server {
 			return rank(a.Server) < rank(b.Server)
 		}
 		return a.Conns < b.Conns
 	})
 	return rep
+}
+
+// compare sets each point's CPU ratios to nginx and the floor at the same
+// mode and concurrency, round by round.
+func compare(ps []Point) {
+	ref := map[string]Point{}
+	for _, p := range ps {
+		if p.Server == "nginx" || p.Server == "floor" {
+			ref[p.Server+"/"+p.Mode+"/"+strconv.Itoa(p.Conns)] = p
+		}
+	}
+	for i := range ps {
+		p := &ps[i]
+		at := "/" + p.Mode + "/" + strconv.Itoa(p.Conns)
+		if n, ok := ref["nginx"+at]; ok && p.Server != "nginx" {
+			r := ratio(p.CPU, n.CPU)
+			p.CPUVsNginx = &r
+		}
+		if f, ok := ref["floor"+at]; ok && p.Server != "floor" {
+			r := ratio(p.CPU, f.CPU)
+			p.CPUVsFloor = &r
+		}
+	}
+}
+
+func pointLess(a, b Point) bool {
+	switch {
+	case modeRank(a.Mode) != modeRank(b.Mode):
+		return modeRank(a.Mode) < modeRank(b.Mode)
+	case a.Server != b.Server:
+		return rank(a.Server) < rank(b.Server)
+	}
+	return a.Conns < b.Conns
+}
+
+// find returns the point of server in mode from ps, if measured.
+func find(ps []Point, server, mode string) (Point, bool) {
+	for _, p := range ps {
+		if p.Server == server && p.Mode == mode {
+			return p, true
+		}
+	}
+	return Point{}, false
 }

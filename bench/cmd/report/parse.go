@@ -2,53 +2,60 @@ package main
 
 import (
 	"bufio"
+	"encoding/json"
+	"fmt"
 	"io"
 	"regexp"
 	"strconv"
 	"strings"
-
-	"hellobench/bench"
 )
 
 // A sample set is every run of one benchmark: unit → values.
 type samples map[string][]float64
 
-// median returns the median of unit, and whether there was any.
-func (s samples) median(unit string) (float64, bool) {
-	if len(s[unit]) == 0 {
-		return 0, false
-	}
-	return bench.SpreadOf(s[unit]).Median, true
-}
-
-// get returns the median of unit, or 0.
-func (s samples) get(unit string) float64 {
-	v, _ := s.median(unit)
-	return v
-}
-
-// runs returns how many runs were seen.
-func (s samples) runs() int { return len(s["N"]) }
+// figure returns every round of unit and their spread.
+func (s samples) figure(unit string) Figure { return figureOf(s[unit]) }
 
 // procSuffix is the -GOMAXPROCS suffix go test adds to names.
 var procSuffix = regexp.MustCompile(`-\d+$`)
 
-// commandPrefix marks the lines the report writer adds to the benchmark
-// output to record the commands that produced it; benchstat skips them.
-const commandPrefix = "# command: "
-
 // parseBench reads `go test -bench` output and adds the samples by
 // "pkg/BenchmarkName", the package coming from the preceding pkg: line, and
-// returns the commands recorded in it. Lines of other kinds are skipped, as
+// returns the date, rounds and commands recorded in it. Lines of other kinds are skipped, as
 // benchstat skips them.
-func parseBench(r io.Reader, into map[string]samples) (commands []string, err error) {
+func parseBench(r io.Reader, into map[string]samples) (sec Section, err error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	pkg := ""
 	for sc.Scan() {
 		line := sc.Text()
 		if c, ok := strings.CutPrefix(line, commandPrefix); ok {
-			commands = append(commands, c)
+			sec.Commands = append(sec.Commands, c)
+			continue
+		}
+		if line == quickLine {
+			sec.Quick = true
+			continue
+		}
+		if d, ok := strings.CutPrefix(line, datePrefix); ok {
+			sec.Date = d
+			continue
+		}
+		if m, ok := strings.CutPrefix(line, machinePrefix); ok {
+			if err := json.Unmarshal([]byte(m), &sec.Machine); err != nil {
+				return sec, fmt.Errorf("the machine line %q: %v", m, err)
+			}
+			continue
+		}
+		if c, ok := strings.CutPrefix(line, cpusPrefix); ok {
+			if _, err := fmt.Sscanf(c, "server %s client %s", &sec.ServerCPUs, &sec.ClientCPUs); err != nil {
+				return sec, fmt.Errorf("the cpus line %q: %v", c, err)
+			}
+			sec.Shared = overlap(sec.ServerCPUs, sec.ClientCPUs)
+			continue
+		}
+		if n, ok := strings.CutPrefix(line, roundsPrefix); ok {
+			sec.Rounds, _ = strconv.Atoi(n)
 			continue
 		}
 		if p, ok := strings.CutPrefix(line, "pkg: "); ok {
@@ -78,5 +85,41 @@ func parseBench(r io.Reader, into map[string]samples) (commands []string, err er
 			s[f[i+1]] = append(s[f[i+1]], v)
 		}
 	}
-	return commands, sc.Err()
+	return sec, sc.Err()
+}
+
+// overlap reports whether two taskset CPU lists share a CPU.
+func overlap(a, b string) bool {
+	in := map[int]bool{}
+	for _, c := range expand(a) {
+		in[c] = true
+	}
+	for _, c := range expand(b) {
+		if in[c] {
+			return true
+		}
+	}
+	return false
+}
+
+// expand lists the CPUs of a taskset CPU list ("0-2,4").
+func expand(list string) []int {
+	var cpus []int
+	for _, part := range strings.Split(list, ",") {
+		lo, hi, isRange := strings.Cut(part, "-")
+		a, err := strconv.Atoi(lo)
+		if err != nil {
+			continue
+		}
+		b := a
+		if isRange {
+			if b, err = strconv.Atoi(hi); err != nil {
+				continue
+			}
+		}
+		for c := a; c <= b; c++ {
+			cpus = append(cpus, c)
+		}
+	}
+	return cpus
 }

@@ -1,87 +1,142 @@
 package main
 
 import (
-	"encoding/xml"
-	"io"
-	"math"
 	"strings"
 	"testing"
 )
 
-const sample = `# command: go test -run '^$' -bench Ceiling ./bench
+const sample = `# date: 2026-12-01 10:00 UTC
+# rounds: 3
+# command: go test -run '^$' -bench Ceiling ./bench
 goos: linux
 pkg: hellobench/servers/nethttp
 BenchmarkServeKeepAlive 	   20000	      6312 ns/op	    2149 B/op	      18 allocs/op
 BenchmarkServeClose     	   20000	     10940 ns/op	    3232 B/op	      35 allocs/op
 PASS
 pkg: hellobench/bench
-BenchmarkCeiling/nethttp/keepalive-2 	 20000	 95.0 cpu-%	 25.00 cpu-us/req	 1149 p50-us	 12394 p99-us	 30000 req/s	 12.87 rss-MB
-BenchmarkCeiling/nethttp/keepalive-2 	 20000	 97.0 cpu-%	 20.00 cpu-us/req	 1149 p50-us	 12394 p99-us	 40000 req/s	 12.87 rss-MB
-BenchmarkCeiling/nethttp/keepalive-2 	 20000	 50.0 cpu-%	 30.00 cpu-us/req	 1149 p50-us	 12394 p99-us	 10000 req/s	 12.87 rss-MB
+BenchmarkCeiling/nethttp/keepalive-2 	 20000	 95.0 cpu-%	 50 client-cpu-%	 25.00 cpu-us/req	 1149 p50-us	 12394 p99-us	 30000 req/s	 12.87 rss-MB
+BenchmarkCeiling/nginx/keepalive-2 	 20000	 60.0 cpu-%	 95 client-cpu-%	 10.00 cpu-us/req	 500 p50-us	 8000 p99-us	 60000 req/s	 8.2 rss-MB
+BenchmarkCeiling/floor/keepalive-2 	 20000	 97.0 cpu-%	 60 client-cpu-%	 9.00 cpu-us/req	 500 p50-us	 8000 p99-us	 60000 req/s	 8.2 rss-MB
+BenchmarkCeiling/nethttp/keepalive-2 	 20000	 97.0 cpu-%	 50 client-cpu-%	 20.00 cpu-us/req	 1149 p50-us	 12394 p99-us	 40000 req/s	 12.87 rss-MB
+BenchmarkCeiling/nginx/keepalive-2 	 20000	 60.0 cpu-%	 95 client-cpu-%	 21.00 cpu-us/req	 500 p50-us	 8000 p99-us	 60000 req/s	 8.2 rss-MB
+BenchmarkCeiling/floor/keepalive-2 	 20000	 97.0 cpu-%	 60 client-cpu-%	 19.00 cpu-us/req	 500 p50-us	 8000 p99-us	 60000 req/s	 8.2 rss-MB
+BenchmarkCeiling/nethttp/keepalive-2 	 20000	 50.0 cpu-%	 50 client-cpu-%	 30.00 cpu-us/req	 1149 p50-us	 12394 p99-us	 10000 req/s	 12.87 rss-MB
 --- BENCH: BenchmarkCeiling/nethttp/keepalive-2
-    ceiling_test.go:110: client-bound
-BenchmarkCeiling/nginx/keepalive-2 	 20000	 60.0 cpu-%	 10.00 cpu-us/req	 500 p50-us	 8000 p99-us	 60000 req/s	 8.2 rss-MB
+    ceiling_test.go:110: unsaturated
+BenchmarkCeiling/nginx/keepalive-2 	 20000	 60.0 cpu-%	 95 client-cpu-%	 10.00 cpu-us/req	 500 p50-us	 8000 p99-us	 60000 req/s	 8.2 rss-MB
+BenchmarkCeiling/floor/keepalive-2 	 20000	 97.0 cpu-%	 60 client-cpu-%	 29.00 cpu-us/req	 500 p50-us	 8000 p99-us	 60000 req/s	 8.2 rss-MB
 BenchmarkCeiling/fcgi/close-2 	 20000	 30.0 app-us/req	 99.0 cpu-%	 80.00 cpu-us/req	 500 p50-us	 8000 p99-us	 12000 req/s	 15 rss-MB
-BenchmarkSweep/nginx/c=1-2 	 1000	 40.0 cpu-%	 10.00 cpu-us/req	 50 p50-us	 80 p99-us	 20000 req/s	 8.2 rss-MB
-BenchmarkSweep/nginx/c=10-2 	 1000	 95.0 cpu-%	 10.00 cpu-us/req	 150 p50-us	 300 p99-us	 90000 req/s	 8.2 rss-MB
+BenchmarkSweep/nginx/c=1-2 	 1000	 40.0 cpu-%	 20 client-cpu-%	 10.00 cpu-us/req	 50 p50-us	 80 p99-us	 20000 req/s	 8.2 rss-MB
+BenchmarkSweep/nginx/c=10-2 	 1000	 95.0 cpu-%	 20 client-cpu-%	 10.00 cpu-us/req	 150 p50-us	 300 p99-us	 90000 req/s	 8.2 rss-MB
+BenchmarkIdle/gnet/c=1000-2 	 1	 0 ns/op	 1000 held	 950 rss-B/conn	 0.5 idle-cpu-ms/s
 `
 
-func TestBuild(t *testing.T) {
+func parsed(t *testing.T) Report {
+	t.Helper()
 	all := map[string]samples{}
-	cmds, err := parseBench(strings.NewReader(sample), all)
+	sec, err := parseBench(strings.NewReader(sample), all)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(cmds) != 1 || cmds[0] != "go test -run '^$' -bench Ceiling ./bench" {
-		t.Errorf("commands %q", cmds)
+	if sec.Date != "2026-12-01 10:00 UTC" || sec.Rounds != 3 || len(sec.Commands) != 1 || sec.Quick {
+		t.Errorf("section %+v", sec)
 	}
-	rep := build(all, cmds)
-	if len(rep.Ceilings) != 3 || len(rep.InMemory) != 2 || len(rep.Sweep) != 2 {
-		t.Fatalf("%d ceilings, %d in-memory, %d sweep points", len(rep.Ceilings), len(rep.InMemory), len(rep.Sweep))
+	return build(all, map[string]Section{"ceilings": sec}, 50)
+}
+
+func TestBuild(t *testing.T) {
+	rep := parsed(t)
+	if len(rep.Ceilings) != 4 || len(rep.InMemory) != 2 || len(rep.Sweep) != 2 || len(rep.Idle) != 1 {
+		t.Fatalf("%d ceilings, %d in-memory, %d sweep points, %d idle", len(rep.Ceilings), len(rep.InMemory), len(rep.Sweep), len(rep.Idle))
 	}
-	c := rep.Ceilings[0] // keepalive sorts first, nethttp before nginx
-	if c.Server != "nethttp" || c.Mode != "keepalive" || c.Runs != 3 {
+	// Keep-alive sorts first, in the table's order: nethttp, nginx, floor.
+	c := rep.Ceilings[0]
+	if c.Server != "nethttp" || c.Mode != "keepalive" || c.CPU.N != 3 {
 		t.Fatalf("first row %+v", c)
 	}
-	// Medians: 30000 req/s, 25 µs, 95 %: saturated.
-	if c.ReqPerSec != 30000 || c.CPUPerReq != 25 || c.Busy != 95 || c.ClientBound {
-		t.Errorf("medians %+v", c)
+	// Rounds kept in order; medians and ranges of them.
+	if c.CPU.Median != 25 || c.CPU.Min != 20 || c.CPU.Max != 30 || c.CPU.Rounds[2] != 30 || c.ReqPerSec.Median != 30000 || c.Busy.Median != 95 || c.Label != "" {
+		t.Errorf("nethttp keep-alive %+v", c)
 	}
-	if c.Ceiling != 40000 || c.VsNginx != 0.5 || c.CeilingVsNginx != 0.4 {
-		t.Errorf("ceiling %v, vs nginx %v and %v; want 40000, 0.5, 0.4", c.Ceiling, c.VsNginx, c.CeilingVsNginx)
+	if c.Implied.Median != 40000 {
+		t.Errorf("implied ceiling %v, want 40000", c.Implied.Median)
 	}
-	if !c.HasMem || c.Allocs != 18 {
-		t.Errorf("allocs/op %v (has %v), want 18 from ServeKeepAlive", c.Allocs, c.HasMem)
+	// Against nginx round by round: 25/10, 20/21, 30/10.
+	if r := c.CPUVsNginx; r == nil || r.Median != 2.5 || r.Min != 20.0/21 || r.Max != 3 {
+		t.Errorf("vs nginx %+v", r)
 	}
-	if n := rep.Ceilings[1]; n.Server != "nginx" || !n.ClientBound {
-		t.Errorf("nginx at 60 %% busy: %+v, want client-bound", n)
+	if n := rep.Ceilings[1]; n.Server != "nginx" || n.Label != ClientBound || n.CPUVsNginx != nil {
+		t.Errorf("nginx at 60 %% busy with its client at 95 %%: %+v, want client-bound", n)
 	}
-	if f := rep.Ceilings[2]; f.Server != "fcgi" || f.AppPerReq != 30 || f.VsNginx != 0 || math.Abs(f.Ceiling-12500) > 1e-9 {
+	if f := rep.Ceilings[3]; f.Server != "fcgi" || f.AppCPU.Median != 30 || f.CPUVsNginx != nil || f.Implied.Median != 12500 {
 		t.Errorf("fcgi close row %+v", f)
 	}
-	if s := rep.Sweep[0]; s.Conns != 1 || !s.ClientBound || rep.Sweep[1].ClientBound {
-		t.Errorf("sweep %+v", rep.Sweep)
+	if s := rep.Sweep; s[0].Conns != 1 || s[0].Label != LatencyBound || s[1].Label != "" {
+		t.Errorf("sweep labels %q %q", s[0].Label, s[1].Label)
 	}
+	if i := rep.Idle[0]; i.Server != "gnet" || i.Held.Median != 1000 || i.PerConn.Median != 950 {
+		t.Errorf("idle %+v", i)
+	}
+}
 
+func TestLabels(t *testing.T) {
+	for _, tc := range []struct {
+		conns            int
+		busy, clientBusy float64
+		want             string
+	}{
+		{50, 95, 99, ""},
+		{1, 40, 20, LatencyBound},
+		{1, 95, 20, ""},
+		{50, 80, 95, ClientBound},
+		{1000, 87, 60, Unsaturated},
+	} {
+		if got := label(tc.conns, tc.busy, tc.clientBusy); got != tc.want {
+			t.Errorf("label(%d, %v, %v) = %q, want %q", tc.conns, tc.busy, tc.clientBusy, got, tc.want)
+		}
+	}
+}
+
+func TestNoise(t *testing.T) {
+	// The floor against nginx: 9/10, 19/21, 29/10: a range over 1, a tie.
+	rep := parsed(t)
+	floor, _ := find(rep.Ceilings, "floor", "keepalive")
+	if got := versus(floor.CPUVsNginx); !strings.HasSuffix(got, ", tie") {
+		t.Errorf("floor vs nginx %q, want a tie", got)
+	}
+	// A difference that changes sign across rounds is noise, never a cost.
+	d := diff(figureOf([]float64{10, 12, 11}), figureOf([]float64{11, 11, 11}))
+	if got := delta(d); got != "≈ 0 (within noise)" {
+		t.Errorf("delta %q", got)
+	}
+	if got := share(d, figureOf([]float64{10, 12, 11})); got != "≈ 0 (within noise)" {
+		t.Errorf("share %q", got)
+	}
+	if got := delta(diff(figureOf([]float64{12, 13, 14}), figureOf([]float64{10, 10, 10}))); got != "3.00 (2.00–4.00)" {
+		t.Errorf("delta %q", got)
+	}
+	if got := num(126882.4, 0); got != "126\u2009882" {
+		t.Errorf("num %q", got)
+	}
+}
+
+func TestMarkdown(t *testing.T) {
+	rep := parsed(t)
 	md := markdown(rep)
-	for _, want := range []string{"| nethttp | 30000 | 0.50 | 25.00 | 40000 | 0.40 | 95 |", "| nginx | 60000 | 1.00 | 10.00 |", "client-bound", "80.00 (app 30.00)", "go test -run '^$' -bench Ceiling ./bench"} {
+	for _, want := range []string{
+		"| nethttp | 25.00 (20.00–30.00) | 2.50 (0.95–3.00), tie |",
+		"client-bound",
+		"80.00 (20.00–80.00)"[:5],
+		"go test -run '^$' -bench Ceiling ./bench",
+		"## How cost grows with connections (keep-alive)\n\nNot measured in this run.",
+	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("REPORT.md lacks %q", want)
 		}
 	}
-	for name, svg := range map[string]string{"ceilings": ceilingsSVG(rep), "sweep": sweepSVG(rep)} {
-		d := xml.NewDecoder(strings.NewReader(svg))
-		for {
-			_, err := d.Token()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				t.Fatalf("%s.svg is not well-formed XML: %v", name, err)
-			}
-		}
-	}
-	if !strings.Contains(ceilingsSVG(rep), "nethttp") || strings.Contains(ceilingsSVG(rep), ">fcgi") {
-		t.Error("ceilings.svg should show keep-alive servers with an nginx ratio only")
+	// The quick run says so.
+	rep.Sections["ceilings"] = Section{Quick: true}
+	if !strings.Contains(markdown(rep), "not for publishing") {
+		t.Error("a quick run's report does not say it is one")
 	}
 }

@@ -1,0 +1,198 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// A document is a hand-written file with sections generated from the
+// results: between the markers of a section, every figure comes from
+// results.json, and a test checks that it still does.
+type document struct {
+	path     string // from the module root
+	sections map[string]func(Report) string
+}
+
+var documents = []document{
+	{"README.md", map[string]func(Report) string{
+		"ceilings": readmeCeilings,
+		"pick":     pickShort,
+		"clients":  clientsTable,
+	}},
+	{"bench/COSTS.md", map[string]func(Report) string{
+		"conditions":      conditions,
+		"costs-keepalive": caption(costsKeepAlive),
+		"costs-inmemory":  caption(costsInMemory),
+		"costs-close":     caption(costsClose),
+		"costs-fcgi":      caption(costsFcgi),
+		"costs-pipeline":  caption(costsPipeline),
+		"costs-idle":      sweepOne,
+	}},
+}
+
+func beginMarker(name string) string {
+	return "<!-- begin generated: " + name + " (make bench writes it from results/results.json) -->\n"
+}
+
+func endMarker(name string) string { return "<!-- end generated: " + name + " -->" }
+
+// splice replaces the body of every section of text with its rendering,
+// and fails on a section missing or unknown.
+func (d document) splice(text string, rep Report) (string, error) {
+	for name, render := range d.sections {
+		begin, end := beginMarker(name), endMarker(name)
+		i := strings.Index(text, begin)
+		j := strings.Index(text, end)
+		if i < 0 || j < i {
+			return "", fmt.Errorf("%s: no section %q (a line %q, then %q)", d.path, name, strings.TrimSpace(begin), end)
+		}
+		body := render(rep)
+		if body == "" {
+			body = "Not measured in the run results/results.json holds.\n"
+		}
+		text = text[:i+len(begin)] + body + text[j:]
+	}
+	return text, nil
+}
+
+// update rewrites the document's sections in place.
+func (d document) update(root string, rep Report) error {
+	path := filepath.Join(root, d.path)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	text, err := d.splice(string(b), rep)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, []byte(text), 0o644)
+}
+
+// caption adds the run a table comes from under it.
+func caption(render func(Report) string) func(Report) string {
+	return func(rep Report) string {
+		t := render(rep)
+		if t == "" {
+			return ""
+		}
+		return t + "\n" + source(rep, "ceilings") + "\n"
+	}
+}
+
+// source says which run a table comes from and how to read its cells.
+func source(rep Report, section string) string {
+	s, ok := rep.Sections[section]
+	if !ok {
+		return ""
+	}
+	return fmt.Sprintf("_`make bench`, %s, %s on %s; each cell is the median over the rounds (min–max), a difference or ratio taken round by round._",
+		s.Date, plural(s.Rounds, "round"), rep.Machine.CPU)
+}
+
+// conditions is the machine and the calibration of the run.
+func conditions(rep Report) string {
+	s, ok := rep.Sections["ceilings"]
+	if !ok {
+		return ""
+	}
+	m := rep.Machine
+	var b strings.Builder
+	fmt.Fprintf(&b, "- Measured %s on %s (%d cores), %s, %s, nginx %s, lighttpd %s; %s, alternating the servers.\n",
+		s.Date, m.CPU, m.Cores, m.Kernel, m.Go, orNone(m.Nginx), orNone(m.Lighttpd), plural(s.Rounds, "round"))
+	if f, ok := cpuOf(rep, "floor", "keepalive"); ok {
+		fmt.Fprintf(&b, "- Calibration: the syscall floor spent %s µs of CPU per keep-alive request on this machine; compare machines by ratios to it.\n", spread(f, 2))
+	}
+	if n, ok := cpuOf(rep, "nginx", "keepalive"); ok {
+		fmt.Fprintf(&b, "- nginx, the C reference, spent %s µs.\n", spread(n, 2))
+	}
+	return b.String()
+}
+
+func orNone(v string) string {
+	if v == "" {
+		return "(not installed)"
+	}
+	return v
+}
+
+// readmeCeilings is the README's table: keep-alive on one core.
+func readmeCeilings(rep Report) string {
+	var rows []Point
+	for _, p := range rep.Ceilings {
+		if p.Mode == "keepalive" {
+			rows = append(rows, p)
+		}
+	}
+	if len(rows) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("| server | server CPU µs/request | vs nginx | vs the floor | one core's ceiling, req/s | allocs/request (in memory) | note |\n|---|--:|--:|--:|--:|--:|---|\n")
+	for _, p := range rows {
+		allocs := "–"
+		if m, ok := memory(rep, p.Server, "BenchmarkServeKeepAlive"); ok {
+			allocs = median(m.AllocsOp, 0)
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", p.Server, spread(p.CPU, 2), versus(p.CPUVsNginx),
+			versus(p.CPUVsFloor), median(p.Implied, 0), allocs, note(p))
+	}
+	b.WriteString("\n" + source(rep, "ceilings") + "\n")
+	return b.String()
+}
+
+// sweepOne is an idle server's cost: one connection at a time against fifty.
+func sweepOne(rep Report) string {
+	var b strings.Builder
+	b.WriteString("| server | CPU µs/req at 1 connection | at 50 | p50 µs at 1 connection |\n|---|--:|--:|--:|\n")
+	rows := 0
+	for _, s := range order() {
+		one, ok1 := sweepPoint(rep, s, 1)
+		fifty, ok2 := sweepPoint(rep, s, 50)
+		if !ok1 || !ok2 {
+			continue
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", s, spread(one.CPU, 2), spread(fifty.CPU, 2), median(one.P50, 0))
+		rows++
+	}
+	if rows == 0 {
+		return ""
+	}
+	if s, ok := rep.Sections["sweep"]; ok {
+		fmt.Fprintf(&b, "\n_`make bench`'s sweep, %s, %s; median (min–max)._\n", s.Date, plural(s.Rounds, "round"))
+	}
+	return b.String()
+}
+
+func sweepPoint(rep Report, server string, conns int) (Point, bool) {
+	for _, p := range rep.Sweep {
+		if p.Server == server && p.Conns == conns && p.CPU.N > 0 {
+			return p, true
+		}
+	}
+	return Point{}, false
+}
+
+// clientsTable is make compare-clients' run: each client's CPU per request
+// against wrk's, by mode.
+func clientsTable(rep Report) string {
+	run := rep.Clients
+	if run == nil || len(run.Rows) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("| mode | client | client CPU µs/request | vs wrk, round by round | req/s | vs wrk | server CPU µs/request | server busy | note |\n|---|---|--:|--:|--:|--:|--:|--:|---|\n")
+	for _, r := range run.Rows {
+		if r.Skipped != "" {
+			fmt.Fprintf(&b, "| %s | %s | – | – | – | – | – | – | not run: %s |\n", r.Mode, r.Client, r.Skipped)
+			continue
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r.Mode, r.Client, spread(r.ClientCPU, 2), versus(r.CPUVsWrk),
+			spread(r.ReqPerSec, 0), versus(r.RateVsWrk), spread(r.ServerCPU, 2), pct(r.Busy), label(run.Connections, r.Busy.Median, r.ClientBusy.Median))
+	}
+	fmt.Fprintf(&b, "\n_`make compare-clients`, %s, against %s with %d connections, %d rounds of %.0f s per mode; median over the rounds (min–max)._\n",
+		run.Date, run.Server, run.Connections, run.Rounds, run.Duration)
+	return b.String()
+}

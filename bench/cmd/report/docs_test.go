@@ -1,0 +1,123 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// root is the module root, from this package's directory.
+const root = "../../.."
+
+// committed reads the results the documents cite.
+func committed(t *testing.T) Report {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(root, "results", "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep Report
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatalf("results/results.json: %v", err)
+	}
+	if rep.Clients, err = readClients(filepath.Join(root, "results", "clients.json")); err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+// TestDocumentsMatchResults renders every generated section from
+// results/results.json and compares it with the document: a figure changed
+// by hand, or results changed without their documents, fails here.
+func TestDocumentsMatchResults(t *testing.T) {
+	rep := committed(t)
+	docs := append([]document{}, documents...)
+	for _, d := range docs {
+		b, err := os.ReadFile(filepath.Join(root, d.path))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := d.splice(string(b), rep)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := string(b); got != want {
+			t.Errorf("%s: a generated section differs from results/results.json at:\n%s\n(make bench -docs regenerates them; never edit them by hand)", d.path, firstDiff(got, want))
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(root, "results", "REPORT.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := string(b), markdown(rep); got != want {
+		t.Errorf("results/REPORT.md differs from results/results.json at:\n%s", firstDiff(got, want))
+	}
+}
+
+// firstDiff shows the first line where got and want differ.
+func firstDiff(got, want string) string {
+	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
+	for i := range min(len(g), len(w)) {
+		if g[i] != w[i] {
+			return "line " + itoa(i+1) + ":\n  document: " + g[i] + "\n  results:  " + w[i]
+		}
+	}
+	return "the documents differ in length"
+}
+
+func itoa(i int) string { return strings.TrimSpace(num(float64(i), 0)) }
+
+// measured matches what reads like a measured figure: a number with a unit
+// of time, rate, size or a ratio.
+var measured = regexp.MustCompile(`\b\d+(\.\d+)?\s?(µs|ms|req/s|KB|MB|KiB|×)|\b[0-2]\.\d\d\b`)
+
+// TestNoHandTypedFigures checks that outside their generated sections the
+// documents state mechanisms, not measurements: prose that needs a figure
+// refers to a generated table.
+func TestNoHandTypedFigures(t *testing.T) {
+	for _, d := range documents {
+		b, err := os.ReadFile(filepath.Join(root, d.path))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for n, line := range handWritten(string(b)) {
+			if m := measured.FindString(line); m != "" && !allowed(line) {
+				t.Errorf("%s:%d: %q looks like a hand-typed measurement; generate it from the results: %s", d.path, n, m, line)
+			}
+		}
+	}
+}
+
+// handWritten returns the lines outside generated sections and code
+// blocks, by line number.
+func handWritten(text string) map[int]string {
+	lines := map[int]string{}
+	inSection, inCode := false, false
+	for i, line := range strings.Split(text, "\n") {
+		switch {
+		case strings.HasPrefix(line, "<!-- begin generated: "):
+			inSection = true
+		case strings.HasPrefix(line, "<!-- end generated: "):
+			inSection = false
+		case strings.HasPrefix(line, "```"):
+			inCode = !inCode
+		case !inSection && !inCode:
+			lines[i+1] = line
+		}
+	}
+	return lines
+}
+
+// allowed lists settings, limits and versions that read like figures but
+// are not measurements: a tick, a wait bound, a size limit, a Go version.
+func allowed(line string) bool {
+	for _, ok := range []string{"20 µs", "100 ms tick", "8 KiB", "Go 1.22", "64 MiB"} {
+		if strings.Contains(line, ok) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,121 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// num formats v with prec decimals, grouping thousands with a thin space
+// from 10 000 up.
+func num(v float64, prec int) string {
+	s := strconv.FormatFloat(v, 'f', prec, 64)
+	if math.Abs(v) < 10000 {
+		return s
+	}
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	whole, frac, _ := strings.Cut(s, ".")
+	var b strings.Builder
+	for i, r := range whole {
+		if i > 0 && (len(whole)-i)%3 == 0 {
+			b.WriteString("\u2009")
+		}
+		b.WriteRune(r)
+	}
+	if frac != "" {
+		b.WriteString("." + frac)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+// spread formats a figure as its median and, over several rounds, its
+// range: "9.10 (8.95–9.40)". A figure never measured is "–".
+func spread(f Figure, prec int) string {
+	switch f.N {
+	case 0:
+		return "–"
+	case 1:
+		return num(f.Median, prec)
+	}
+	return fmt.Sprintf("%s (%s–%s)", num(f.Median, prec), num(f.Min, prec), num(f.Max, prec))
+}
+
+// median formats a figure's median alone.
+func median(f Figure, prec int) string {
+	if f.N == 0 {
+		return "–"
+	}
+	return num(f.Median, prec)
+}
+
+// versus formats a ratio of CPU per request to a reference, round by
+// round: its median and range, and "tie" when the range straddles 1.
+func versus(f *Figure) string {
+	if f == nil || f.N == 0 {
+		return "–"
+	}
+	s := spread(*f, 2)
+	if f.N > 1 && f.Straddles(1) {
+		s += ", tie"
+	}
+	return s
+}
+
+// delta formats a difference of CPU per request, round by round: its median
+// and range in µs, or "≈ 0 (within noise)" when the range straddles 0.
+func delta(f Figure) string {
+	if f.N == 0 {
+		return "–"
+	}
+	if f.Straddles(0) {
+		return "≈ 0 (within noise)"
+	}
+	return spread(f, 2)
+}
+
+// share formats a difference as a part of a total: "1.30 (14 %)"; a
+// difference within the noise has no share.
+func share(part, total Figure) string {
+	if part.N == 0 || total.N == 0 {
+		return "–"
+	}
+	if part.Straddles(0) {
+		return "≈ 0 (within noise)"
+	}
+	return fmt.Sprintf("%s (%.0f %%)", spread(part, 2), 100*part.Median/total.Median)
+}
+
+// note returns a point's label, or "" when its server was saturated.
+func note(p Point) string { return p.Label }
+
+// pct formats a busy share in percent.
+func pct(f Figure) string {
+	if f.N == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.0f %%", f.Median)
+}
+
+// bytesText formats a number of bytes as B, KB or MB.
+func bytesText(v float64) string {
+	switch {
+	case math.Abs(v) >= 1<<20:
+		return fmt.Sprintf("%.1f MB", v/(1<<20))
+	case math.Abs(v) >= 1<<10:
+		return fmt.Sprintf("%.1f KB", v/(1<<10))
+	}
+	return fmt.Sprintf("%.0f B", v)
+}
+
+// plural writes a count of things: "1 round", "5 rounds".
+func plural(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
+}

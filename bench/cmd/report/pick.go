@@ -1,0 +1,89 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+)
+
+// What each stack gives a real application beyond the page: facts about
+// the stacks, not measurements.
+var gives = map[string]string{
+	"nethttp":  "the standard library: ServeMux routing with methods and wildcards, middleware as handler wrappers, HTTP/2 and TLS built in, every net/http handler in the ecosystem",
+	"gin":      "a router with groups and parameters and a middleware chain on net/http, so HTTP/2 and TLS come from net/http; a large middleware ecosystem",
+	"fasthttp": "its own HTTP/1.1 server and request types (not net/http handlers); TLS, no HTTP/2, no router of its own",
+	"fiber":    "an Express-style router and middleware on fasthttp; TLS, no HTTP/2; handlers are fiber's, not net/http's",
+	"gnet":     "an event-loop networking library with no HTTP at all: the HTTP/1.1 parser here is this project's own (servers/gnet/parser.go), so an application on it owns its HTTP, routing and TLS",
+	"fcgi":     "a net/http/fcgi application behind lighttpd, which brings TLS, HTTP/2 and static files; every request crosses a FastCGI socket",
+}
+
+// pickRow gathers one stack's figures for the pick sections.
+type pickRow struct {
+	name                            string
+	vsNginx, vsFloor, conn, perConn string
+	allocs                          string
+}
+
+func pickRows(rep Report) []pickRow {
+	var rows []pickRow
+	for _, s := range order() {
+		if gives[s] == "" {
+			continue
+		}
+		p, ok := find(rep.Ceilings, s, "keepalive")
+		if !ok {
+			continue
+		}
+		r := pickRow{name: s, vsNginx: versus(p.CPUVsNginx), vsFloor: versus(p.CPUVsFloor), allocs: "–", conn: "–", perConn: "–"}
+		if m, ok := memory(rep, s, "BenchmarkServeKeepAlive"); ok {
+			r.allocs = median(m.AllocsOp, 0)
+		}
+		if cl, ok := cpuOf(rep, s, "close"); ok {
+			r.conn = delta(diff(cl, p.CPU)) + " µs"
+		}
+		if i, ok := idleAt(rep, s, 10000); ok {
+			r.perConn = bytesText(i.PerConn.Median)
+		}
+		rows = append(rows, r)
+	}
+	return rows
+}
+
+func idleAt(rep Report, server string, conns int) (Idle, bool) {
+	for _, i := range rep.Idle {
+		if i.Server == server && i.Conns == conns && i.PerConn.N > 0 {
+			return i, true
+		}
+	}
+	return Idle{}, false
+}
+
+// pickTable is the figures side of the choice.
+func pickTable(rep Report) string {
+	rows := pickRows(rep)
+	if len(rows) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("| stack | CPU per keep-alive request vs nginx | vs the floor | allocs/request | a new connection adds | memory per idle connection (10 000 held) |\n|---|--:|--:|--:|--:|--:|\n")
+	for _, r := range rows {
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", r.name, r.vsNginx, r.vsFloor, r.allocs, r.conn, r.perConn)
+	}
+	return b.String()
+}
+
+// pickShort is the README's section: the table and one line per stack.
+func pickShort(rep Report) string {
+	t := pickTable(rep)
+	if t == "" {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString(t + "\n")
+	for _, s := range order() {
+		if g := gives[s]; g != "" {
+			fmt.Fprintf(&b, "- **%s**: %s.\n", s, g)
+		}
+	}
+	b.WriteString("\nA ratio whose range straddles 1 is a tie. " + source(rep, "ceilings") + "\n")
+	return b.String()
+}
