@@ -1,6 +1,9 @@
 # hellobench: make help lists the targets.
 
 GO      ?= go
+# bash, so that a pipe fails when its first command does.
+SHELL := /bin/bash
+.SHELLFLAGS := -o pipefail -c
 # gnet's optimised poller (its documented poll_opt tag): epoll events carry
 # the connection instead of a map lookup by descriptor, and non-blocking
 # epoll calls skip the scheduler's syscall bookkeeping. Exported, so the go
@@ -11,21 +14,30 @@ CPU     ?= 0
 PROCS   ?= 1
 # The listen address; empty: the server's own default port.
 ADDR    ?=
+# Where the bench puts the server and the client (taskset CPU lists) and the
+# server's GOMAXPROCS (PROCS); the bench reads them from the
+# environment.
+SERVER_CPUS ?= 0
+CLIENT_CPUS ?= 1
+SCALE_CORES ?= 1,2
+export SERVER_CPUS CLIENT_CPUS PROCS
 # The servers, from the one target table (internal/targets).
 SERVERS := $(shell $(GO) run ./bench/cmd/targets)
-TOOLS   := loadgen floor versus comparewrk report serve targets
+TOOLS   := loadgen floor versus clients report serve targets
+# bombardier, one of the clients compare-clients runs, at a pinned version.
+BOMBARDIER := github.com/codesenberg/bombardier@v1.2.6
 # How long make fuzz runs each fuzz target.
 FUZZTIME ?= 30s
 # staticcheck, run through the Go toolchain at a pinned version.
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
 .DEFAULT_GOAL := help
-.PHONY: help build deps test vet fuzz robust soak bench bench-quick bench-sweep compare-gnet compare-fcgi compare-wrk FORCE
+.PHONY: help build deps test vet fuzz robust soak bench bench-quick bench-sweep bench-scale compare-gnet compare-fcgi compare-clients FORCE
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_%-]+:.*## / {printf "  %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 	@echo "  servers: $(SERVERS)"
-	@echo "  variables: CPU=$(CPU) PROCS=$(PROCS) ADDR=$(ADDR)"
+	@echo "  variables: CPU=$(CPU) PROCS=$(PROCS) ADDR=$(ADDR) SERVER_CPUS=$(SERVER_CPUS) CLIENT_CPUS=$(CLIENT_CPUS) SCALE_CORES=$(SCALE_CORES)"
 
 build: ## build every server and tool into bin/
 	$(GO) build -o bin/ $(addprefix ./servers/,$(SERVERS)) $(addprefix ./bench/cmd/,$(TOOLS))
@@ -38,8 +50,8 @@ vet: ## go vet, gofmt and staticcheck
 	@test -z "$$(gofmt -l .)" || { echo "gofmt would change:"; gofmt -l .; exit 1; }
 	$(GO) run $(STATICCHECK) ./...
 
-test: deps vet ## run the whole test suite
-	$(GO) test -count=1 ./...
+test: deps vet ## run the whole test suite; ends with the skipped tests and why
+	$(GO) test -count=1 -json ./... | $(GO) run ./internal/cmd/skipped
 
 serve-%: build ## build NAME and serve it in the foreground, pinned (serve-fasthttp, ...)
 	@bin/serve -cpu "$(CPU)" -procs $(PROCS) $(if $(ADDR),-addr $(ADDR)) $*
@@ -53,14 +65,17 @@ soak: build deps ## 10 minutes of churning keep-alive load per server: RSS and g
 fuzz: ## run the gnet parser fuzzer for FUZZTIME (make test replays its seed corpus)
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./servers/gnet
 
-bench: build deps ## every ceiling on one core, in-memory costs, report in results/
-	bin/report -run -out results
+bench: build deps ## one run: ceilings, in-memory costs, sweep, idle connections; results/, README and COSTS sections
+	bin/report -run -sweep -docs -out results
 
-bench-sweep: build deps ## concurrency sweep (1 to 1000 connections): req/s and p99 per server
-	bin/report -sweep -out results
+bench-sweep: build deps ## only the sweep (1 to 10 000 connections) and the idle connections, into results/
+	bin/report -sweep -docs -out results
 
-bench-quick: build ## a smoke run of the benchmarks, about a minute, report in a temporary directory
-	bin/report -run -quick -out "$$(mktemp -d)"
+bench-scale: build deps ## keep-alive ceilings on SCALE_CORES cores of SERVER_CPUS, client on CLIENT_CPUS; efficiency in results/REPORT.md
+	bin/report -scale -cores $(SCALE_CORES) -out results
+
+bench-quick: build ## a smoke run of the benchmarks, about a minute: prints a report, keeps nothing
+	d=$$(mktemp -d) && trap 'rm -rf "$$d"' EXIT && bin/report -run -quick -out "$$d" && cat "$$d/REPORT.md"
 
 # loadgen keeps each server's core busy; wrk -t1, the reference client, does
 # not keep gnet's or nginx's busy on a slow machine, and then measures itself.
@@ -71,6 +86,9 @@ compare-gnet: build deps ## gnet vs nginx vs fasthttp, -c50, server CPU per requ
 compare-fcgi: build deps ## the FastCGI hop: lighttpd+fcgi vs nethttp vs lighttpd static, side by side
 	bin/versus -client wrk -c 50 -d 5s -rounds 3 fcgi nethttp lighttpd-static
 
-compare-wrk: build deps ## loadgen vs wrk -t1 against nginx: client CPU per request and req/s ratios
-	bin/comparewrk -server nginx -c 50 -d 5s -rounds 3
-	bin/comparewrk -server nginx -c 50 -d 5s -rounds 3 -mode pipeline
+bin/bombardier:
+	GOBIN=$(CURDIR)/bin $(GO) install $(BOMBARDIER)
+
+compare-clients: build deps bin/bombardier ## loadgen vs wrk, h2load, bombardier, hey against nginx: client CPU per request, 5 rounds; README section
+	bin/clients -server nginx -c 50 -d 3s -rounds 5 -out results/clients.json
+	bin/report -docs -out results

@@ -3,7 +3,7 @@
 // CPUs with GOMAXPROCS, drives it with a load generator pinned to other
 // CPUs, and reads the target's CPU time and peak memory from /proc
 // (internal/proc). The ceiling benchmarks (ceiling_test.go), the versus and
-// comparewrk commands and the report writer share this code.
+// clients commands and the report writer share this code.
 package bench
 
 import (
