@@ -57,7 +57,7 @@ func trivialServer(b *testing.B) string {
 // BenchmarkLoop drives b.N keep-alive requests through each I/O engine on
 // 50 connections. ns/op and cpu-ns/op (the process's user+sys time) include
 // the in-process server, unpinned on the same cores: the client's own cost
-// is what bench/cmd/comparewrk measures, pinned, against a real server.
+// is what bench/cmd/clients measures, pinned, against a real server.
 // allocs/op, the client's steady state, should be 0.
 func BenchmarkLoop(b *testing.B) {
 	for _, engine := range []string{EngineEpoll, EngineURing} {

@@ -19,12 +19,20 @@ import (
 // again in a child process that forbids io_uring_setup with a seccomp
 // filter, as such a container would.
 func TestURingRefused(t *testing.T) {
-	if os.Getenv("LOADGEN_FORBID_URING") == "1" {
+	if inChild(t, "LOADGEN_FORBID_URING") {
 		forbiddenURing(t)
-		return
 	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestURingRefused$", "-test.v")
-	cmd.Env = append(os.Environ(), "LOADGEN_FORBID_URING=1")
+}
+
+// inChild reports whether this process is the child running t, as env set
+// to 1 says. If not, it runs t in a child with env set and checks that it
+// passed.
+func inChild(t *testing.T, env string) bool {
+	if os.Getenv(env) == "1" {
+		return true
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^"+t.Name()+"$", "-test.v")
+	cmd.Env = append(os.Environ(), env+"=1")
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("child: %v\n%s", err, out)
@@ -32,17 +40,18 @@ func TestURingRefused(t *testing.T) {
 	if bytes.Contains(out, []byte("--- SKIP")) {
 		t.Skipf("child skipped:\n%s", out)
 	}
-	if !bytes.Contains(out, []byte("--- PASS: TestURingRefused")) {
+	if !bytes.Contains(out, []byte("--- PASS: "+t.Name())) {
 		t.Fatalf("child did not pass:\n%s", out)
 	}
+	return false
 }
 
 func forbiddenURing(t *testing.T) {
-	if err := forbid(unix.SYS_IO_URING_SETUP); err != nil {
+	if err := forbid(unix.SYS_IO_URING_SETUP, unix.EPERM); err != nil {
 		t.Skipf("cannot install a seccomp filter: %v", err)
 	}
-	if _, err := newRing(64); !errors.Is(err, errNoURing) {
-		t.Fatalf("newRing under the filter: %v, want %v", err, errNoURing)
+	if _, err := newRing(64); !errors.Is(err, errNoURing) || !errors.Is(err, unix.EPERM) {
+		t.Fatalf("newRing under the filter: %v, want %v and EPERM", err, errNoURing)
 	}
 	s := newTestServer(t, nil)
 	const n = 500
@@ -60,9 +69,9 @@ func forbiddenURing(t *testing.T) {
 	}
 }
 
-// forbid makes syscall nr fail with EPERM in every thread of the process,
+// forbid makes syscall nr fail with errno in every thread of the process,
 // from now on.
-func forbid(nr uintptr) error {
+func forbid(nr uintptr, errno unix.Errno) error {
 	const (
 		ldAbsW  = unix.BPF_LD | unix.BPF_W | unix.BPF_ABS
 		jeqK    = unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K
@@ -75,7 +84,7 @@ func forbid(nr uintptr) error {
 	filter := []unix.SockFilter{
 		{Code: ldAbsW, K: 0}, // seccomp_data.nr
 		{Code: jeqK, Jt: 0, Jf: 1, K: uint32(nr)},
-		{Code: retK, K: retErr | uint32(unix.EPERM)},
+		{Code: retK, K: retErr | uint32(errno)},
 		{Code: retK, K: retOK},
 	}
 	prog := unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}

@@ -11,31 +11,35 @@ import (
 // JSONResult is the -json report: every figure of the text report, the
 // status counts, failures by kind and the latency histogram.
 type JSONResult struct {
-	URL               string           `json:"url"`
-	ServerSoftware    string           `json:"server_software"`
-	DocumentPath      string           `json:"document_path"`
-	DocumentLength    int64            `json:"document_length"`
-	Concurrency       int              `json:"concurrency"`
-	KeepAlive         bool             `json:"keepalive"`
-	Pipeline          int              `json:"pipeline"`
-	Rate              float64          `json:"rate,omitempty"`
-	Engine            string           `json:"engine"`
-	Requests          int              `json:"requests"`
-	DurationS         float64          `json:"duration_s"`
-	Complete          int64            `json:"complete"`
-	Failed            int64            `json:"failed"`
-	Failures          Failures         `json:"failures"`
-	Non2xx            int64            `json:"non_2xx"`
-	Status            map[string]int64 `json:"status"`
-	KeepAliveRequests int64            `json:"keepalive_requests"`
-	Connections       int64            `json:"connections"`
-	TotalBytes        int64            `json:"total_bytes"`
-	HTMLBytes         int64            `json:"html_bytes"`
-	RequestsPerSec    float64          `json:"requests_per_sec"`
-	LatencyUS         Summary          `json:"latency_us"`
-	ConnectUS         Summary          `json:"connect_us"`
-	Histogram         []Bucket         `json:"histogram"`
-	Runs              []*JSONResult    `json:"runs,omitempty"`
+	URL                 string           `json:"url"`
+	ServerSoftware      string           `json:"server_software"`
+	DocumentPath        string           `json:"document_path"`
+	DocumentLength      int64            `json:"document_length"`
+	AnyLength           bool             `json:"any_length,omitempty"`
+	Concurrency         int              `json:"concurrency"`
+	KeepAlive           bool             `json:"keepalive"`
+	Pipeline            int              `json:"pipeline"`
+	Rate                float64          `json:"rate,omitempty"`
+	Engine              string           `json:"engine"`
+	Requests            int              `json:"requests"`
+	DurationS           float64          `json:"duration_s"`
+	Complete            int64            `json:"complete"`
+	Failed              int64            `json:"failed"`
+	Failures            Failures         `json:"failures"`
+	Non2xx              int64            `json:"non_2xx"`
+	Status              map[string]int64 `json:"status"`
+	KeepAliveRequests   int64            `json:"keepalive_requests"`
+	Connections         int64            `json:"connections"`
+	TotalBytes          int64            `json:"total_bytes"`
+	HTMLBytes           int64            `json:"html_bytes"`
+	RequestsPerSec      float64          `json:"requests_per_sec"`
+	TimePerRequestUS    float64          `json:"time_per_request_us"`     // Result.TimePerRequest
+	TimePerRequestAllUS float64          `json:"time_per_request_all_us"` // Result.TimePerRequestAll
+	Aborted             string           `json:"aborted,omitempty"`       // Result.Aborted
+	LatencyUS           Summary          `json:"latency_us"`
+	ConnectUS           Summary          `json:"connect_us"`
+	Histogram           []Bucket         `json:"histogram"`
+	Runs                []*JSONResult    `json:"runs,omitempty"`
 }
 
 // Summary is a distribution in microseconds.
@@ -88,30 +92,36 @@ func WriteJSON(w io.Writer, r *Result, runs []*Result) error {
 
 func jsonOne(r *Result) *JSONResult {
 	j := &JSONResult{
-		URL:               r.URL,
-		ServerSoftware:    r.ServerSoftware,
-		DocumentPath:      r.Path,
-		DocumentLength:    r.DocumentLength,
-		Concurrency:       r.Concurrency,
-		KeepAlive:         r.KeepAlive,
-		Pipeline:          r.Pipeline,
-		Rate:              r.Rate,
-		Engine:            r.Engine,
-		Requests:          r.Requests,
-		DurationS:         r.Elapsed.Seconds(),
-		Complete:          r.Complete,
-		Failed:            r.Failed,
-		Failures:          r.Failures,
-		Non2xx:            r.Non2xx,
-		Status:            map[string]int64{},
-		KeepAliveRequests: r.KeepAliveRequests,
-		Connections:       r.Connections,
-		TotalBytes:        r.TotalBytes,
-		HTMLBytes:         r.HTMLBytes,
-		RequestsPerSec:    r.RequestsPerSec(),
-		LatencyUS:         summarize(r.Latency),
-		ConnectUS:         summarize(r.Connect),
-		Histogram:         buckets(r.Latency),
+		URL:                 r.URL,
+		ServerSoftware:      r.ServerSoftware,
+		DocumentPath:        r.Path,
+		DocumentLength:      r.DocumentLength,
+		AnyLength:           r.AnyLength,
+		Concurrency:         r.Concurrency,
+		KeepAlive:           r.KeepAlive,
+		Pipeline:            r.Pipeline,
+		Rate:                r.Rate,
+		Engine:              r.Engine,
+		Requests:            r.Requests,
+		DurationS:           r.Elapsed.Seconds(),
+		Complete:            r.Complete,
+		Failed:              r.Failed,
+		Failures:            r.Failures,
+		Non2xx:              r.Non2xx,
+		Status:              map[string]int64{},
+		KeepAliveRequests:   r.KeepAliveRequests,
+		Connections:         r.Connections,
+		TotalBytes:          r.TotalBytes,
+		HTMLBytes:           r.HTMLBytes,
+		RequestsPerSec:      r.RequestsPerSec(),
+		TimePerRequestUS:    float64(r.TimePerRequest()) / 1e3,
+		TimePerRequestAllUS: float64(r.TimePerRequestAll()) / 1e3,
+		LatencyUS:           summarize(r.Latency),
+		ConnectUS:           summarize(r.Connect),
+		Histogram:           buckets(r.Latency),
+	}
+	if r.Aborted != nil {
+		j.Aborted = r.Aborted.Error()
 	}
 	for code, n := range r.Status {
 		j.Status[strconv.Itoa(code)] = n

@@ -1,37 +1,45 @@
 // Package loadgen is an HTTP/1.x load generator that reports like ab
 // (ApacheBench) and costs less CPU per request than wrk.
 //
-// Run drives Config.Concurrency connections from event loops, by default one
-// per GOMAXPROCS, each on its own OS thread. The request is built once and
-// sent whole (a pipeline batch in one send); responses are parsed
-// incrementally as they come and counted; a request allocates nothing. A
-// loop does its I/O through one of two engines (see EngineURing): under
-// load, an io_uring ring, where one system call submits every send and
-// receive due and reaps a batch of completions, so a request costs a small
-// share of a system call; otherwise a Linux epoll set over non-blocking
-// sockets, where a request costs a write, a read and a share of an
-// epoll_wait.
+// Run checks a Config (Config.Validate), builds one event loop per
+// GOMAXPROCS, each on its own OS thread with Config.Concurrency/loops
+// connections, runs them, and merges what each recorded into one Result.
+// The request is built once and sent whole (a pipeline batch in one send);
+// responses are parsed incrementally as they come and counted; a request
+// allocates nothing. A loop does its socket I/O through an engine (see
+// EngineURing): under load an io_uring ring, where one system call submits
+// every send and receive due and reaps a batch of completions, so a request
+// costs a small share of a system call; otherwise an epoll set over
+// non-blocking sockets, where a request costs a write, a read and a share of
+// an epoll_wait. A connection has at most one send in flight, so requests
+// reach the server whole and in order.
+//
+// # Counting
 //
 // Requests are HTTP/1.0 as ab sends them; with KeepAlive they add
 // "Connection: Keep-Alive", so the server sees the same bytes as from ab and
 // ab -k. A request is counted once: Complete when its whole response has
-// been read (and its body has the first response's length, as ab requires),
-// or Failed. When a reused keep-alive connection closes or resets before any
-// byte of a response (a server's keep-alive request limit), the requests it
-// still held are sent again on a new connection and counted once; requests
-// after one whose response said "Connection: close" are re-sent likewise.
-// With a Requests limit, exactly that many requests are counted; with a
-// Duration, requests still in flight when the time is up are not counted, as
-// with wrk.
+// been read (and, unless AnyLength, its body has the first response's
+// length, as ab requires), or Failed. When a keep-alive connection that had
+// already answered closes or resets before any byte of a response (a
+// server's keep-alive request limit), the requests it still held are sent
+// again on a new connection, up to three sends in all, and counted once;
+// requests after one whose response said "Connection: close" are re-sent
+// likewise. With a Requests limit, exactly that many requests are counted,
+// unless the run is stopped (the context, or StopOnReceiveError); with a
+// Duration, requests still in flight when the time is up are not counted,
+// as with wrk.
+//
+// # Latency
 //
 // Latency runs from a request's start to the last byte of its response. The
 // start is the send, or the opening of the connection for the request that
 // opened it (ab's Total = Connect + Processing), or, with Rate, the time the
-// schedule meant it to be sent, as wrk2 measures: a stalled server then shows
-// in the latency of every request it delayed (no coordinated omission).
-// The last byte's time is when the loop handles it: an io_uring loop
-// awaiting 16 or more responses may wait up to 20 µs to handle them in a
-// batch, and that wait is in their latency. Likewise, at a rate of more
+// schedule meant it to be sent, as wrk2 measures: a stalled server then
+// shows in the latency of every request it delayed (no coordinated
+// omission). The last byte's time is when the loop handles it: an io_uring
+// loop awaiting 16 or more responses may wait up to 20 µs to handle them in
+// a batch, and that wait is in their latency. Likewise, at a rate of more
 // than one request per 20 µs a loop, the requests due within 20 µs are sent
 // together, up to 20 µs after their intended times, which their latencies
 // include.
@@ -64,7 +72,7 @@ type Config struct {
 	Requests    int           // requests to count (ab -n); 0: until Duration
 	Concurrency int           // connections (ab -c); 0 means 1
 	KeepAlive   bool          // reuse connections (ab -k); else one per request
-	Pipeline    int           // requests in flight per connection, written together; 0 means 1
+	Pipeline    int           // requests in flight per connection, written together (needs KeepAlive); 0 means 1
 	Duration    time.Duration // stop when this is up (ab -t, wrk -d); 0: no limit
 	Timeout     time.Duration // a request fails when its connection is silent this long (ab -s); 0: none
 	Rate        float64       // requests per second in total, open loop; 0: closed loop
@@ -72,6 +80,17 @@ type Config struct {
 	Headers     []string      // "Name: value"; replaces a default header of that name
 	Loops       int           // event loops; 0 means min(GOMAXPROCS, Concurrency)
 	Engine      string        // EngineURing, EngineEpoll, or "": io_uring for 16 connections a loop or more, when the kernel has it
+
+	// AnyLength counts a response of any body length as complete (ab -l);
+	// otherwise a body whose length differs from the first response's is a
+	// Length failure, as in ab.
+	AnyLength bool
+
+	// StopOnReceiveError ends the run at the first request that fails with
+	// a socket error (a reset, a refused send), as ab does without -r; the
+	// Result says so in Aborted. Otherwise the request is counted as a
+	// Receive failure and the run goes on.
+	StopOnReceiveError bool
 
 	// Solo says the process does nothing but the run, as the loadgen
 	// command: a loop with nothing to read may then sleep in epoll_wait
@@ -82,6 +101,11 @@ type Config struct {
 	// Progress, if set, is called about every 100 ms from another goroutine
 	// with the number of requests counted so far.
 	Progress func(done int64)
+
+	// ringSize, if set, is the io_uring submission queue's size, and
+	// sndBuf each socket's send buffer (SO_SNDBUF), for tests that need
+	// the one full or sends to wait for room in the other.
+	ringSize, sndBuf int
 }
 
 // The I/O engines. io_uring submits a batch of sends and receives and reaps
@@ -93,43 +117,62 @@ const (
 	EngineEpoll = "epoll"
 )
 
-// Result is what a run measured. Times in the histograms are nanoseconds.
-type Result struct {
-	URL            string
-	Host           string
-	Port           int
-	Path           string
-	ServerSoftware string
-	DocumentLength int64 // body length of the first response
-	Concurrency    int
-	KeepAlive      bool
-	Pipeline       int
-	Rate           float64
-	Requests       int           // requested; 0 when run by duration
-	Engine         string        // the I/O engine the loops used
-	Elapsed        time.Duration // time taken for the measured requests
+// maxPipeline bounds Config.Pipeline; maxConns bounds Config.Concurrency,
+// as io_uring tags a receive with its buffer's index in 24 bits.
+const (
+	maxPipeline = 1024
+	maxConns    = 1 << 20
+)
 
-	Complete          int64
-	Failed            int64
-	Failures          Failures
-	Non2xx            int64
-	Status            map[int]int64 // by status code; 0 for an out-of-range code
-	KeepAliveRequests int64
-	Connections       int64 // connections opened
-	TotalBytes        int64 // response bytes, headers included
-	HTMLBytes         int64 // response body bytes
-
-	// Total, Connect, Processing and Waiting times of complete requests, as
-	// in ab's Connection Times table.
-	Latency, Connect, Processing, Waiting *hdrhistogram.Histogram
+// withDefaults returns c with its zero values replaced by their meaning.
+func (c Config) withDefaults() Config {
+	if c.Concurrency == 0 {
+		c.Concurrency = 1
+	}
+	if c.Pipeline == 0 {
+		c.Pipeline = 1
+	}
+	if c.Method == "" {
+		c.Method = "GET"
+	}
+	return c
 }
 
-// RequestsPerSec is complete requests per second of Elapsed.
-func (r *Result) RequestsPerSec() float64 {
-	if r.Elapsed <= 0 {
-		return 0
+// Validate reports what is wrong with c, if anything, as Run would before
+// it starts. It is the one place a Config is checked; it resolves no name
+// and opens no socket.
+func (c Config) Validate() error {
+	c = c.withDefaults()
+	switch {
+	case c.Requests < 0:
+		return fmt.Errorf("invalid number of requests %d", c.Requests)
+	case c.Requests == 0 && c.Duration == 0:
+		return errors.New("neither a number of requests nor a duration")
+	case c.Concurrency < 0 || c.Concurrency > maxConns:
+		return fmt.Errorf("invalid concurrency %d (1 to %d)", c.Concurrency, maxConns)
+	case c.Requests > 0 && c.Concurrency > c.Requests:
+		return fmt.Errorf("cannot use concurrency level %d greater than total number of requests %d",
+			c.Concurrency, c.Requests)
+	case c.Pipeline < 0 || c.Pipeline > maxPipeline:
+		return fmt.Errorf("invalid pipeline depth %d (1 to %d)", c.Pipeline, maxPipeline)
+	case c.Pipeline > 1 && !c.KeepAlive:
+		return errors.New("pipelining needs keep-alive: without it a connection carries one request")
+	case c.Duration < 0:
+		return fmt.Errorf("invalid duration %v", c.Duration)
+	case c.Timeout < 0:
+		return fmt.Errorf("invalid timeout %v", c.Timeout)
+	case c.Rate < 0 || math.IsNaN(c.Rate) || math.IsInf(c.Rate, 0):
+		return fmt.Errorf("invalid rate %v", c.Rate)
+	case c.Loops < 0:
+		return fmt.Errorf("invalid number of loops %d", c.Loops)
+	case c.Engine != "" && c.Engine != EngineURing && c.Engine != EngineEpoll:
+		return fmt.Errorf("invalid engine %q (%s or %s)", c.Engine, EngineURing, EngineEpoll)
 	}
-	return float64(r.Complete) / r.Elapsed.Seconds()
+	if _, err := parseURL(c.URL); err != nil {
+		return err
+	}
+	_, err := buildRequest(&c, &target{host: "h", port: 80, path: "/"})
+	return err
 }
 
 // target is the parsed URL.
@@ -141,7 +184,8 @@ type target struct {
 	domain     int
 }
 
-func parseTarget(raw string) (*target, error) {
+// parseURL reads raw without resolving its host.
+func parseURL(raw string) (*target, error) {
 	u, err := url.Parse(raw)
 	if err != nil {
 		return nil, fmt.Errorf("invalid URL %q", raw)
@@ -169,9 +213,14 @@ func parseTarget(raw string) (*target, error) {
 		}
 		t.port = n
 	}
+	return t, nil
+}
+
+// resolve finds t's address, preferring IPv4.
+func (t *target) resolve() error {
 	ips, err := net.LookupIP(t.host)
 	if err != nil || len(ips) == 0 {
-		return nil, fmt.Errorf("cannot resolve %s: %v", t.host, err)
+		return fmt.Errorf("cannot resolve %s: %w", t.host, err)
 	}
 	ip := ips[0]
 	for _, a := range ips {
@@ -190,19 +239,15 @@ func parseTarget(raw string) (*target, error) {
 		t.sa, t.domain = sa, unix.AF_INET6
 	}
 	t.addr = net.JoinHostPort(ip.String(), strconv.Itoa(t.port))
-	return t, nil
+	return nil
 }
 
 // buildRequest returns the request's bytes, ab's own with a different
 // User-Agent.
 func buildRequest(cfg *Config, t *target) ([]byte, error) {
-	method := cfg.Method
-	if method == "" {
-		method = "GET"
-	}
-	for _, c := range method {
+	for _, c := range cfg.Method {
 		if c <= ' ' || c >= 0x7f {
-			return nil, fmt.Errorf("invalid method %q", method)
+			return nil, fmt.Errorf("invalid method %q", cfg.Method)
 		}
 	}
 	host := t.host
@@ -228,7 +273,7 @@ func buildRequest(cfg *Config, t *target) ([]byte, error) {
 		extra.WriteString(name + ": " + strings.TrimSpace(value) + "\r\n")
 	}
 	var b strings.Builder
-	b.WriteString(method + " " + t.path + " HTTP/1.0\r\n")
+	b.WriteString(cfg.Method + " " + t.path + " HTTP/1.0\r\n")
 	if cfg.KeepAlive {
 		b.WriteString("Connection: Keep-Alive\r\n")
 	}
@@ -248,50 +293,54 @@ type shared struct {
 	stop      atomic.Bool  // the run is over: time is up, an error, or ctx done
 	connected atomic.Bool  // some connection was established
 	docLen    atomic.Int64 // body length of the first response, -1 before it
+	abort     atomic.Pointer[error]
 }
 
-// Run performs one run and returns its result. Only a setup error, or a
-// failure to connect before any connection succeeded, is an error; request
-// failures are counted in the Result.
+// Run performs one run and returns its result. Only an invalid Config (as
+// Validate reports it), a setup error, or a failure to connect before any
+// connection succeeded is an error; request failures are counted in the
+// Result.
 func Run(ctx context.Context, cfg Config) (*Result, error) {
-	if cfg.Concurrency == 0 {
-		cfg.Concurrency = 1
+	if err := cfg.Validate(); err != nil {
+		return nil, err
 	}
-	if cfg.Pipeline == 0 {
-		cfg.Pipeline = 1
-	}
-	switch {
-	case cfg.Requests < 0:
-		return nil, fmt.Errorf("invalid number of requests %d", cfg.Requests)
-	case cfg.Concurrency < 0:
-		return nil, fmt.Errorf("invalid concurrency %d", cfg.Concurrency)
-	case cfg.Pipeline < 0 || cfg.Pipeline > 1024:
-		return nil, fmt.Errorf("invalid pipeline depth %d (1 to 1024)", cfg.Pipeline)
-	case cfg.Duration < 0 || cfg.Timeout < 0:
-		return nil, errors.New("negative duration or timeout")
-	case cfg.Rate < 0 || math.IsNaN(cfg.Rate) || math.IsInf(cfg.Rate, 0):
-		return nil, fmt.Errorf("invalid rate %v", cfg.Rate)
-	case cfg.Engine != "" && cfg.Engine != EngineURing && cfg.Engine != EngineEpoll:
-		return nil, fmt.Errorf("invalid engine %q (%s or %s)", cfg.Engine, EngineURing, EngineEpoll)
-	case cfg.Requests == 0 && cfg.Duration == 0:
-		return nil, errors.New("neither a number of requests nor a duration")
-	case cfg.Requests > 0 && cfg.Concurrency > cfg.Requests:
-		return nil, fmt.Errorf("cannot use concurrency level %d greater than total number of requests %d",
-			cfg.Concurrency, cfg.Requests)
-	}
-	t, err := parseTarget(cfg.URL)
+	p, err := build(cfg.withDefaults())
 	if err != nil {
+		return nil, err
+	}
+	if err := p.run(ctx); err != nil {
+		return nil, err
+	}
+	return p.merge(), nil
+}
+
+// plan is a run's loops, built and not yet run.
+type plan struct {
+	cfg   Config
+	t     *target
+	sh    *shared
+	loops []*loop
+}
+
+// build resolves the target and makes the loops, spreading connections,
+// requests and rate evenly over them.
+func build(cfg Config) (*plan, error) {
+	t, err := parseURL(cfg.URL)
+	if err != nil {
+		return nil, err
+	}
+	if err := t.resolve(); err != nil {
 		return nil, err
 	}
 	req, err := buildRequest(&cfg, t)
 	if err != nil {
 		return nil, err
 	}
-	nloops := cfg.Loops
-	if nloops <= 0 {
-		nloops = runtime.GOMAXPROCS(0)
+	n := cfg.Loops
+	if n == 0 {
+		n = runtime.GOMAXPROCS(0)
 	}
-	nloops = min(nloops, cfg.Concurrency)
+	n = min(n, cfg.Concurrency)
 
 	// Left to choose, io_uring for minGather connections a loop or more,
 	// and epoll below: with few connections there is little to batch, and
@@ -300,40 +349,40 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	engine := cfg.Engine
 	if engine == "" {
 		engine = EngineEpoll
-		if cfg.Concurrency/nloops >= minGather {
+		if cfg.Concurrency/n >= minGather {
 			engine = EngineURing
 		}
 	}
-
-	sh := &shared{}
-	sh.docLen.Store(-1)
-	loops := make([]*loop, nloops)
-	for i := range loops {
-		// Spread connections, requests and rate evenly over the loops.
-		conns := share(cfg.Concurrency, nloops, i)
-		n := -1
+	p := &plan{cfg: cfg, t: t, sh: &shared{}, loops: make([]*loop, n)}
+	p.sh.docLen.Store(-1)
+	for i := range p.loops {
+		conns := share(cfg.Concurrency, n, i)
+		left := -1
 		if cfg.Requests > 0 {
-			n = share(cfg.Requests, nloops, i)
+			left = share(cfg.Requests, n, i)
 		}
-		// With a rate, loop i's schedule starts i sends after loop 0's, so
-		// the loops' sends interleave rather than coincide.
-		var first time.Duration
+		var pace *pacer
 		if cfg.Rate > 0 {
-			first = time.Duration(float64(i) * float64(time.Second) / cfg.Rate)
+			// Loop i's schedule starts i sends after loop 0's, so the
+			// loops' sends interleave rather than coincide.
+			first := time.Duration(float64(i) * float64(time.Second) / cfg.Rate)
+			pace = newPacer(cfg.Rate*float64(conns)/float64(cfg.Concurrency), first)
 		}
-		loops[i] = newLoop(&cfg, t, req, sh, conns, n, cfg.Rate*float64(conns)/float64(cfg.Concurrency), first)
-		loops[i].solo = cfg.Solo
-		loops[i].engine = engine
+		p.loops[i] = newLoop(&p.cfg, t, req, p.sh, conns, left, pace, engine)
 	}
+	return p, nil
+}
 
-	sh.start = time.Now()
+// run runs the loops to the end, reporting progress, and returns the first
+// loop's error.
+func (p *plan) run(ctx context.Context) error {
+	p.sh.start = time.Now()
 	var wg sync.WaitGroup
-	errs := make([]error, nloops)
-	for i, l := range loops {
+	errs := make([]error, len(p.loops))
+	for i, l := range p.loops {
 		wg.Go(func() {
-			errs[i] = l.run()
-			if errs[i] != nil {
-				sh.stop.Store(true)
+			if errs[i] = l.run(); errs[i] != nil {
+				p.sh.stop.Store(true)
 			}
 		})
 	}
@@ -342,35 +391,39 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
-wait:
 	for {
 		select {
 		case <-finished:
-			break wait
+			for _, err := range errs {
+				if err != nil {
+					return err
+				}
+			}
+			return nil
 		case <-ctx.Done():
-			sh.stop.Store(true)
+			p.sh.stop.Store(true)
 		case <-tick.C:
-			if cfg.Progress != nil {
+			if p.cfg.Progress != nil {
 				var done int64
-				for _, l := range loops {
+				for _, l := range p.loops {
 					done += l.done.Load()
 				}
-				cfg.Progress(done)
+				p.cfg.Progress(done)
 			}
 		}
 	}
-	for _, e := range errs {
-		if e != nil {
-			return nil, e
-		}
-	}
+}
 
+// merge adds up what the loops recorded.
+func (p *plan) merge() *Result {
+	cfg, t := &p.cfg, p.t
 	r := &Result{
 		URL:            cfg.URL,
 		Host:           t.host,
 		Port:           t.port,
 		Path:           t.path,
-		DocumentLength: max(sh.docLen.Load(), 0),
+		DocumentLength: max(p.sh.docLen.Load(), 0),
+		AnyLength:      cfg.AnyLength,
 		Concurrency:    cfg.Concurrency,
 		KeepAlive:      cfg.KeepAlive,
 		Pipeline:       cfg.Pipeline,
@@ -382,19 +435,22 @@ wait:
 		Processing:     hdrhistogram.New(histMin, histMax, histSig),
 		Waiting:        hdrhistogram.New(histMin, histMax, histSig),
 	}
-	for _, l := range loops {
+	if e := p.sh.abort.Load(); e != nil {
+		r.Aborted = *e
+	}
+	for _, l := range p.loops {
 		if r.Engine == "" {
 			r.Engine = l.engine
 		} else if r.Engine != l.engine {
 			r.Engine = EngineURing + "+" + EngineEpoll // a loop fell back
 		}
-		r.merge(l.s)
+		r.add(l.s)
 		r.Elapsed = max(r.Elapsed, l.s.last)
 	}
 	if cfg.Progress != nil {
 		cfg.Progress(r.Complete + r.Failed)
 	}
-	return r, nil
+	return r
 }
 
 // share is part i of n split into k near-equal parts.

@@ -3,6 +3,7 @@ package loadgen
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"net"
 	"strconv"
 	"sync"
@@ -28,6 +29,8 @@ type testServer struct {
 	longEvery  int           // every longEvery-th response has one more body byte
 	holdEvery  int           // every holdEvery-th request is never answered
 	delay      time.Duration // before each response
+	answerOnly []int         // connection i (from 0) answers answerOnly[i] requests, then closes without a word
+	resetAll   bool          // reset every connection once a request is in, answering nothing
 
 	wg sync.WaitGroup
 }
@@ -68,14 +71,14 @@ func (s *testServer) serve() {
 			conns.Wait()
 			return
 		}
-		s.conns.Add(1)
+		n := s.conns.Add(1)
 		mu.Lock()
 		open[c] = true
 		mu.Unlock()
 		conns.Add(1)
 		go func() {
 			defer conns.Done()
-			s.handle(c.(*net.TCPConn))
+			s.handle(c.(*net.TCPConn), int(n-1))
 			mu.Lock()
 			delete(open, c)
 			mu.Unlock()
@@ -83,10 +86,18 @@ func (s *testServer) serve() {
 	}
 }
 
-func (s *testServer) handle(c *net.TCPConn) {
+func (s *testServer) handle(c *net.TCPConn, conn int) {
 	defer c.Close()
 	if s.dropAll.Load() {
 		return
+	}
+	quota := -1
+	if conn < len(s.answerOnly) {
+		quota = s.answerOnly[conn]
+		if quota == 0 {
+			drain(c)
+			return
+		}
 	}
 	buf := make([]byte, 0, 64<<10)
 	tmp := make([]byte, 32<<10)
@@ -105,6 +116,10 @@ func (s *testServer) handle(c *net.TCPConn) {
 			req := buf[:i+4]
 			buf = buf[:copy(buf, buf[i+4:])]
 			n := s.received.Add(1)
+			if s.resetAll {
+				c.SetLinger(0)
+				return
+			}
 			if s.resetAfter > 0 && served == s.resetAfter {
 				s.answered.Add(int64(bytes.Count(out, []byte("HTTP/1."))))
 				c.Write(out)
@@ -115,11 +130,16 @@ func (s *testServer) handle(c *net.TCPConn) {
 				// Never answered: wait until the client gives up.
 				s.answered.Add(int64(bytes.Count(out, []byte("HTTP/1."))))
 				c.Write(out)
-				out = out[:0]
 				c.Read(tmp)
 				return
 			}
 			served++
+			if served == quota {
+				// Answered, then closed without saying so.
+				out = s.response(out, n, true)
+				closeNow = true
+				break
+			}
 			last := s.closeAfter > 0 && served == s.closeAfter
 			keep := bytes.Contains(bytes.ToLower(req), []byte("connection: keep-alive"))
 			out = s.response(out, n, keep && !last && !s.http10)
@@ -140,6 +160,9 @@ func (s *testServer) handle(c *net.TCPConn) {
 			}
 		}
 		if closeNow {
+			if served == quota {
+				drain(c)
+			}
 			return
 		}
 		n, err := c.Read(tmp)
@@ -148,6 +171,13 @@ func (s *testServer) handle(c *net.TCPConn) {
 		}
 		buf = append(buf, tmp[:n]...)
 	}
+}
+
+// drain closes c's sending side and reads what comes until the client
+// closes: a close with unread bytes would be a reset, not a plain close.
+func drain(c *net.TCPConn) {
+	c.CloseWrite()
+	io.Copy(io.Discard, c)
 }
 
 // response appends the n-th response.

@@ -13,13 +13,83 @@ const (
 	histSig = 3
 )
 
+// Result is what a run measured. Times in the histograms are nanoseconds.
+type Result struct {
+	URL            string
+	Host           string
+	Port           int
+	Path           string
+	ServerSoftware string
+	DocumentLength int64 // body length of the first response
+	AnyLength      bool  // Config.AnyLength: lengths were not compared
+	Concurrency    int
+	KeepAlive      bool
+	Pipeline       int
+	Rate           float64
+	Requests       int           // requested; 0 when run by duration
+	Engine         string        // the I/O engine the loops used
+	Elapsed        time.Duration // time taken for the measured requests
+
+	Complete          int64
+	Failed            int64
+	Failures          Failures
+	Non2xx            int64
+	Status            map[int]int64 // by status code; 0 for an out-of-range code
+	KeepAliveRequests int64
+	Connections       int64 // connections opened
+	TotalBytes        int64 // response bytes, headers included
+	HTMLBytes         int64 // response body bytes
+
+	// Aborted is the socket error that ended the run early, with
+	// Config.StopOnReceiveError; nil otherwise.
+	Aborted error
+
+	// Total, Connect, Processing and Waiting times of complete requests, as
+	// in ab's Connection Times table.
+	Latency, Connect, Processing, Waiting *hdrhistogram.Histogram
+}
+
+// RequestsPerSec is complete requests per second of Elapsed.
+func (r *Result) RequestsPerSec() float64 {
+	if r.Elapsed <= 0 {
+		return 0
+	}
+	return float64(r.Complete) / r.Elapsed.Seconds()
+}
+
+// TimePerRequest is ab's "Time per request (mean)": how long a request
+// took on average as its sender saw it. In a closed loop that is ab's
+// concurrency × time taken / complete requests, with Pipeline requests in
+// flight on each connection counted as that many senders (Little's law:
+// the requests in flight over the rate they complete at). With Rate the
+// requests in flight vary, so it is the measured mean of Total, from each
+// request's intended send.
+func (r *Result) TimePerRequest() time.Duration {
+	if r.Complete == 0 || r.Elapsed <= 0 {
+		return 0
+	}
+	if r.Rate > 0 {
+		return time.Duration(r.Latency.Mean())
+	}
+	return time.Duration(float64(r.Concurrency) * float64(max(r.Pipeline, 1)) * float64(r.Elapsed) / float64(r.Complete))
+}
+
+// TimePerRequestAll is ab's "Time per request (mean, across all concurrent
+// requests)": time taken / complete requests, the inverse of the rate.
+func (r *Result) TimePerRequestAll() time.Duration {
+	if r.Complete == 0 || r.Elapsed <= 0 {
+		return 0
+	}
+	return time.Duration(float64(r.Elapsed) / float64(r.Complete))
+}
+
 // Failures counts failed requests by kind, as ab's "Failed requests" line
 // does, plus timeouts (-s), which ab does not count but aborts on.
 type Failures struct {
 	Connect    int64 `json:"connect"`    // the connection could not be opened
 	Receive    int64 `json:"receive"`    // read or write error, or the connection closed mid-response
 	Length     int64 `json:"length"`     // body length differs from the first response's
-	Exceptions int64 `json:"exceptions"` // malformed response or socket error event
+	Exceptions int64 `json:"exceptions"` // malformed response
 	Timeout    int64 `json:"timeout"`    // no response within the timeout
 }
 
@@ -77,8 +147,8 @@ func record(h *hdrhistogram.Histogram, v int64) {
 	h.RecordValue(v)
 }
 
-// merge adds s into r.
-func (r *Result) merge(s *stats) {
+// add adds a loop's stats to r.
+func (r *Result) add(s *stats) {
 	r.Latency.Merge(s.total)
 	r.Connect.Merge(s.connect)
 	r.Processing.Merge(s.processing)

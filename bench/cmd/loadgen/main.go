@@ -4,13 +4,22 @@
 //
 // Where ab has an option, the letter and meaning are ab's: -n requests, -c
 // concurrency, -k keep-alive, -t time limit in seconds, -s timeout in
-// seconds, -H header (repeatable), -m method. Beyond ab: -d duration (wrk's
-// -d), -pipeline N requests per connection written together, -rate R
-// requests/s in total (open loop, latency from the intended send), -warmup (a
-// duration or a count, run first and not recorded), -repeat N runs (prints
-// the median run and the spread), -json (one JSON object instead of the
-// report), -engine io_uring|epoll (the I/O engine; by default io_uring from
-// 16 connections, when the kernel has it). As with ab, a value may follow its letter directly: -c50.
+// seconds, -H header (repeatable), -m method, -i HEAD, -l accept variable
+// document length, -r don't stop at a socket receive error, -q no progress.
+// Beyond ab: -d duration (wrk's -d), -pipeline N requests per connection
+// written together, -rate R requests/s in total (open loop, latency from the
+// intended send), -warmup (a duration or a count, run first and not
+// recorded), -repeat N runs (prints the median run and the spread), -json
+// (one JSON object instead of the report), -units ms (ab's own units and
+// format; µs by default), -engine io_uring|epoll (the I/O engine; by default
+// io_uring from 16 connections, when the kernel has it). As with ab, a value
+// may follow its letter directly: -c50.
+//
+// The exit status is 0 when every request got a complete 2xx response, 1
+// when any failed or got another status (the report still prints), when the
+// run stopped at a socket error (without -r) or was interrupted, or when it
+// could not run at all; 2 for a usage error. loadgen -h defines each field
+// of the report.
 package main
 
 import (
@@ -43,8 +52,51 @@ func (h *headers) Set(v string) error { *h = append(*h, v); return nil }
 
 const usageLine = "usage: loadgen [options] http://host[:port]/path (loadgen -h lists the options)"
 
-// run is the command; it returns the exit status: 0, 1 for a failed run, 2
-// for a usage error.
+// help follows the options in -h: what each field of the report means, and
+// the exit status.
+const help = `
+The report has ab's fields, in ab's order; times are in µs (-units ms: ab's
+milliseconds and format, for scripts that read ab's report).
+  Concurrency Level       connections (-c)
+  Pipeline Depth          requests in flight per connection (-pipeline, when above 1)
+  Request Rate            the rate asked for (-rate)
+  Time taken for tests    from the start to the last request counted; with -t or -d,
+                          that time (requests still in flight then are not counted)
+  Complete requests       requests whose whole response was read and, unless -l, whose
+                          body had the first response's length
+  Failed requests         the others, by kind: Connect (no connection), Receive (a socket
+                          error, or the connection closed before the response ended),
+                          Length (another body length than the first; never with -l),
+                          Exceptions (a malformed response), Timeout (silent for -s)
+  Non-2xx responses       complete responses whose status was not 2xx
+  Keep-Alive requests     responses after which the connection stayed open (-k)
+  Total transferred       response bytes, headers included
+  HTML transferred        response body bytes
+  Requests per second     complete requests / time taken
+  Time per request (mean) the mean time a request took, as its sender saw it: as ab,
+                          concurrency × time taken / complete requests, with the requests
+                          pipelined on a connection counted as that many senders
+                          (× -pipeline); with -rate, the mean of Total
+  Time per request (mean, across all concurrent requests)
+                          time taken / complete requests
+  Transfer rate           Total transferred / time taken, in KiB per second
+  Connection Times        of complete requests, min, mean, standard deviation, median
+                          and max of: Connect, opening the connection, for the request
+                          that opened it (0 for the others); Processing, Total less
+                          Connect; Waiting, from the send to the response's first byte;
+                          Total, from the request's start to its response's last byte.
+                          The start is the send, the connect for the request that opened
+                          the connection, or with -rate the time the request was due.
+  Percentage of the requests served within a certain time
+                          percentiles of Total; 100% is the longest
+
+Exit status: 0 when every request got a complete 2xx response; 1 when any
+failed or got another status (the report still prints), when the run stopped
+at a socket error (without -r) or was interrupted, or when it could not run;
+2 for a usage error.
+`
+
+// run is the command; it returns the exit status.
 func run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("loadgen", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -55,12 +107,17 @@ func run(args []string, stdout, stderr io.Writer) int {
 		t        = fs.Float64("t", 0, "seconds to max. spend on benchmarking (implies -n 50000 unless -n is given)")
 		s        = fs.Float64("s", 30, "seconds to max. wait for each response")
 		m        = fs.String("m", "GET", "HTTP method")
+		i        = fs.Bool("i", false, "use HEAD instead of GET")
+		l        = fs.Bool("l", false, "accept variable document length (no Length failures)")
+		r        = fs.Bool("r", false, "don't stop at a socket receive error (count it as a failed request and go on)")
+		q        = fs.Bool("q", false, "do not show progress")
 		d        = fs.String("d", "", "duration of the run, as wrk's -d (10s, 1m; a plain number is seconds)")
 		pipeline = fs.Int("pipeline", 1, "requests in flight per connection, written in one write (needs -k)")
 		rate     = fs.Float64("rate", 0, "requests per second in total, open loop; latency from each intended send")
 		warmup   = fs.String("warmup", "", "run first and not recorded: a duration (2s) or a number of requests")
 		repeat   = fs.Int("repeat", 1, "runs; prints the median run by requests per second and the spread")
-		jsonOut  = fs.Bool("json", false, "print one JSON object instead of the report")
+		jsonOut  = fs.Bool("json", false, "print one JSON object instead of the report (and no progress)")
+		units    = fs.String("units", "µs", "report times in µs, or ms: ab's own units and format")
 		engine   = fs.String("engine", "", "I/O engine, io_uring or epoll (default: io_uring from 16 connections, when the kernel has it)")
 		hdrs     headers
 	)
@@ -76,6 +133,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stdout, usageLine)
 			fs.SetOutput(stdout)
 			fs.PrintDefaults()
+			fmt.Fprint(stdout, help)
 			return 0
 		}
 		return usage("%v", err)
@@ -97,68 +155,73 @@ func run(args []string, stdout, stderr io.Writer) int {
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 
+	// The flags map to a Config; Validate checks it. What is checked here
+	// is the flags' own: their syntax, and zero values that would mean a
+	// default in a Config.
 	cfg := loadgen.Config{
-		URL:         target,
-		Requests:    *n,
-		Concurrency: *c,
-		KeepAlive:   *k,
-		Pipeline:    *pipeline,
-		Rate:        *rate,
-		Method:      *m,
-		Headers:     hdrs,
-		Engine:      *engine,
-		Solo:        true,
+		URL:                target,
+		Requests:           *n,
+		Concurrency:        *c,
+		KeepAlive:          *k,
+		Pipeline:           *pipeline,
+		Rate:               *rate,
+		Method:             *m,
+		Headers:            hdrs,
+		Engine:             *engine,
+		AnyLength:          *l,
+		StopOnReceiveError: !*r,
+		Solo:               true,
 	}
 	switch {
-	case *n < 1:
+	case set["n"] && *n < 1:
 		return usage("invalid number of requests -n %d", *n)
 	case *c < 1:
 		return usage("invalid concurrency -c %d", *c)
-	case *pipeline < 1 || *pipeline > 1024:
-		return usage("invalid pipeline depth %d (1 to 1024)", *pipeline)
-	case *pipeline > 1 && !*k:
-		return usage("-pipeline needs -k: without keep-alive a connection carries one request")
-	case *rate < 0 || math.IsNaN(*rate) || math.IsInf(*rate, 0):
-		return usage("invalid rate %v", *rate)
-	case *engine != "" && *engine != loadgen.EngineURing && *engine != loadgen.EngineEpoll:
-		return usage("invalid -engine %q (%s or %s)", *engine, loadgen.EngineURing, loadgen.EngineEpoll)
+	case *pipeline < 1:
+		return usage("invalid pipeline depth -pipeline %d", *pipeline)
 	case *repeat < 1:
 		return usage("invalid -repeat %d", *repeat)
-	case *s < 0 || math.IsNaN(*s) || *s > 1e6:
-		return usage("invalid timeout -s %v", *s)
-	case *t < 0 || math.IsNaN(*t) || *t > 1e8:
-		return usage("invalid time limit -t %v", *t)
+	case *i && set["m"]:
+		return usage("-i and -m both set the method; give one")
 	case *t > 0 && *d != "":
 		return usage("-t and -d both limit the time; give one")
+	case *units != "µs" && *units != "us" && *units != "ms":
+		return usage("invalid -units %q (µs or ms)", *units)
 	}
-	cfg.Timeout = time.Duration(*s * float64(time.Second))
-	if *t > 0 {
-		cfg.Duration = time.Duration(*t * float64(time.Second))
+	if *i {
+		cfg.Method = "HEAD"
+	}
+	var err error
+	if cfg.Timeout, err = seconds(*s); err != nil {
+		return usage("invalid timeout -s %v", *s)
+	}
+	if *t != 0 {
+		if cfg.Duration, err = seconds(*t); err != nil || cfg.Duration <= 0 {
+			return usage("invalid time limit -t %v", *t)
+		}
 		if !set["n"] {
 			cfg.Requests = 50000 // as ab -t
 		}
 	}
 	if *d != "" {
-		dur, err := parseDuration(*d)
-		if err != nil {
+		if cfg.Duration, err = parseDuration(*d); err != nil {
 			return usage("invalid duration -d %q", *d)
 		}
-		cfg.Duration = dur
 		if !set["n"] {
 			cfg.Requests = 0
 		}
 	}
-	if cfg.Requests > 0 && cfg.Concurrency > cfg.Requests {
-		return usage("cannot use concurrency level %d greater than total number of requests %d",
-			cfg.Concurrency, cfg.Requests)
+	if err := cfg.Validate(); err != nil {
+		return usage("%v", err)
 	}
 	var warm *loadgen.Config
 	if *warmup != "" {
 		w := cfg
 		w.Requests, w.Duration = 0, 0
+		w.StopOnReceiveError = false // not recorded: its failures do not matter
 		if v, err := strconv.Atoi(*warmup); err == nil && v > 0 {
 			w.Requests = max(v, w.Concurrency)
-		} else if dur, err := parseDuration(*warmup); err == nil && dur > 0 {
+		} else if dur, err := parseDuration(*warmup); err == nil {
 			w.Duration = dur
 		} else {
 			return usage("invalid -warmup %q: want a duration (2s) or a number of requests", *warmup)
@@ -172,43 +235,110 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "loadgen: %v\n", err)
 		return 1
 	}
+	quiet := *q || *jsonOut
+	note := func(format string, a ...any) {
+		if !quiet {
+			fmt.Fprintf(stderr, format, a...)
+		}
+	}
 
 	if warm != nil {
+		if warm.Requests > 0 {
+			note("Warming up: %d requests, not recorded\n", warm.Requests)
+		} else {
+			note("Warming up: %v, not recorded\n", warm.Duration)
+		}
 		if _, err := loadgen.Run(ctx, *warm); err != nil {
 			return fail(fmt.Errorf("warm-up: %w", err))
 		}
 	}
 	var runs []*loadgen.Result
-	for range *repeat {
+	for i := range *repeat {
 		if ctx.Err() != nil {
 			break
 		}
-		pr := newProgress(stderr, cfg.Requests, cfg.Duration)
-		cfg.Progress = pr.update
+		if *repeat > 1 {
+			note("Run %d of %d\n", i+1, *repeat)
+		}
+		cfg.Progress = nil
+		var pr *progress
+		if !quiet {
+			pr = newProgress(stderr, cfg.Requests, cfg.Duration)
+			cfg.Progress = pr.update
+		}
 		r, err := loadgen.Run(ctx, cfg)
 		if err != nil {
 			return fail(err)
 		}
-		pr.finish(r.Complete + r.Failed)
+		if pr != nil {
+			pr.finish(r.Complete + r.Failed)
+		}
 		runs = append(runs, r)
+		if r.Aborted != nil {
+			break
+		}
 	}
 	if len(runs) == 0 {
 		return fail(errors.New("interrupted before the first run"))
 	}
 	med := median(runs)
-	if *jsonOut {
-		if err := loadgen.WriteJSON(stdout, med, runs); err != nil {
-			return fail(err)
-		}
-		return 0
+	ms := *units == "ms"
+	switch {
+	case *jsonOut:
+		err = loadgen.WriteJSON(stdout, med, runs)
+	case ms:
+		err = loadgen.WriteABReport(stdout, med)
+	default:
+		err = loadgen.WriteReport(stdout, med)
 	}
-	if err := loadgen.WriteReport(stdout, med); err != nil {
+	if err != nil {
 		return fail(err)
 	}
-	if len(runs) > 1 {
-		writeRuns(stdout, runs, med)
+	if len(runs) > 1 && !*jsonOut {
+		writeRuns(stdout, runs, med, ms)
+	}
+	return status(stderr, runs, ctx.Err() != nil)
+}
+
+// status says on stderr, in one line, why the runs did not all succeed, and
+// returns the exit status: 1 for a run stopped early (a socket error,
+// interrupted) or any failed or non-2xx request, else 0.
+func status(stderr io.Writer, runs []*loadgen.Result, interrupted bool) int {
+	var f loadgen.Failures
+	var failed, non2xx, total int64
+	for _, r := range runs {
+		f.Connect += r.Failures.Connect
+		f.Receive += r.Failures.Receive
+		f.Length += r.Failures.Length
+		f.Exceptions += r.Failures.Exceptions
+		f.Timeout += r.Failures.Timeout
+		failed += r.Failed
+		non2xx += r.Non2xx
+		total += r.Complete + r.Failed
+		if r.Aborted != nil {
+			fmt.Fprintf(stderr, "loadgen: stopped at a socket error (-r goes on): %v; %d failed requests (connect %d, receive %d, length %d, exceptions %d, timeout %d) and %d non-2xx responses of %d\n",
+				r.Aborted, r.Failed, r.Failures.Connect, r.Failures.Receive, r.Failures.Length, r.Failures.Exceptions, r.Failures.Timeout, r.Non2xx, r.Complete+r.Failed)
+			return 1
+		}
+	}
+	switch {
+	case failed > 0 || non2xx > 0:
+		fmt.Fprintf(stderr, "loadgen: %d failed requests (connect %d, receive %d, length %d, exceptions %d, timeout %d) and %d non-2xx responses of %d\n",
+			failed, f.Connect, f.Receive, f.Length, f.Exceptions, f.Timeout, non2xx, total)
+		return 1
+	case interrupted:
+		fmt.Fprintln(stderr, "loadgen: interrupted")
+		return 1
 	}
 	return 0
+}
+
+// seconds converts a number of seconds to a Duration.
+func seconds(v float64) (time.Duration, error) {
+	if math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) > 1e8 {
+		return 0, errors.New("out of range")
+	}
+	return time.Duration(v * float64(time.Second)), nil
 }
 
 // parseDuration reads a Go duration, or a plain number of seconds.
@@ -244,9 +374,13 @@ func median(runs []*loadgen.Result) *loadgen.Result {
 }
 
 // writeRuns prints each run's rate and tail latency and the spread.
-func writeRuns(w io.Writer, runs []*loadgen.Result, med *loadgen.Result) {
+func writeRuns(w io.Writer, runs []*loadgen.Result, med *loadgen.Result, ms bool) {
+	unit, div := "µs", 1e3
+	if ms {
+		unit, div = "ms", 1e6
+	}
 	fmt.Fprintf(w, "\nRuns (the report above is the median run by requests per second)\n")
-	fmt.Fprintf(w, "  run   requests/s     p50 µs     p99 µs   failed\n")
+	fmt.Fprintf(w, "  run   requests/s     p50 %s     p99 %s   failed\n", unit, unit)
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for i, r := range runs {
 		rps := r.RequestsPerSec()
@@ -255,8 +389,12 @@ func writeRuns(w io.Writer, runs []*loadgen.Result, med *loadgen.Result) {
 		if r == med {
 			mark = "  (median)"
 		}
-		fmt.Fprintf(w, "  %3d %12.2f %10d %10d %8d%s\n", i+1, rps,
-			(r.Latency.ValueAtQuantile(50)+500)/1000, (r.Latency.ValueAtQuantile(99)+500)/1000, r.Failed, mark)
+		p50, p99 := float64(r.Latency.ValueAtQuantile(50))/div, float64(r.Latency.ValueAtQuantile(99))/div
+		if ms {
+			fmt.Fprintf(w, "  %3d %12.2f %10.3f %10.3f %8d%s\n", i+1, rps, p50, p99, r.Failed, mark)
+		} else {
+			fmt.Fprintf(w, "  %3d %12.2f %10.0f %10.0f %8d%s\n", i+1, rps, p50, p99, r.Failed, mark)
+		}
 	}
 	spread := 0.0
 	if m := med.RequestsPerSec(); m > 0 {

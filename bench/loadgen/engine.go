@@ -1,0 +1,90 @@
+package loadgen
+
+import (
+	"os"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// An engine does one loop's socket I/O, as the table of functions in wrk's
+// net.h does for its loop: the loop asks it to connect, send, receive and
+// close, and wait hands the outcomes back to the loop's handlers
+// (established, connectFailed, received, sent, lost), on the loop's thread
+// and never from inside another call. An engine knows sockets, not requests:
+// it neither counts nor times. epoll.go and uring.go are the two engines.
+//
+// A connection's socket is named by conn.fd and conn.gen; gen changes with
+// every connect, so an engine can tell an outcome of a socket since closed
+// from one of the current socket, and drops the former.
+type engine interface {
+	// connect opens a socket for c, sets c.fd, and starts connecting it
+	// to the target. The outcome comes to established or connectFailed;
+	// an error is a failure known at once (the socket could not be made,
+	// or the kernel refused the connect).
+	connect(c *conn) error
+
+	// send starts sending b on c's open socket. b stays unchanged until
+	// the send is done. done reports that c may be given its next send
+	// now; otherwise sent(c) follows when the kernel has taken all of b, or
+	// lost(c) if it cannot. The loop has at most one send in flight per
+	// connection, so that requests reach the server whole and in order.
+	// await says the loop will send nothing more on c before b's requests
+	// are answered (a closed loop): an engine need not then report the
+	// send done, since the answers do. An error is the send's failure,
+	// known at once.
+	send(c *conn, b []byte, await bool) (done bool, err error)
+
+	// receive asks for c's next bytes: they come to received, the
+	// connection's end to lost.
+	receive(c *conn)
+
+	// close closes c's socket. Nothing more of it comes to the loop.
+	close(c *conn)
+
+	// wait waits up to d for outcomes and hands them to the loop.
+	// awaiting is how many responses the loop awaits: an engine may gather
+	// completions when it is large. An error is the engine's own failure
+	// and ends the run.
+	wait(d time.Duration, awaiting int) error
+
+	// shutdown closes the engine and every socket still open, once the
+	// kernel has finished every operation that points into the loop's
+	// memory.
+	shutdown()
+}
+
+// newEngine makes l's engine: io_uring unless epoll was chosen, falling
+// back to epoll when io_uring was only preferred and the kernel lacks it.
+// It runs on l's own thread (an io_uring ring accepts submissions only from
+// the thread that made it).
+func newEngine(l *loop) (engine, error) {
+	if l.engine != EngineEpoll {
+		e, err := newURing(l)
+		if err == nil {
+			return e, nil
+		}
+		if l.cfg.Engine == EngineURing {
+			return nil, err
+		}
+		l.engine = EngineEpoll
+	}
+	return newEpoll(l)
+}
+
+// socket opens a non-blocking TCP socket for the target.
+func socket(l *loop) (int, error) {
+	fd, err := unix.Socket(l.t.domain, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return -1, os.NewSyscallError("socket", err)
+	}
+	if l.cfg.KeepAlive {
+		// Requests go out whole in one send; Nagle would only delay the
+		// next batch behind an unacknowledged one.
+		unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1)
+	}
+	if l.cfg.sndBuf > 0 {
+		unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_SNDBUF, l.cfg.sndBuf)
+	}
+	return fd, nil
+}
