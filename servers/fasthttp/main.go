@@ -1,5 +1,10 @@
 // Command fasthttp serves the hellobench page with github.com/valyala/fasthttp:
-// one RequestHandler that routes on ctx.Path, as fasthttp's own examples do.
+// one RequestHandler that routes on ctx.Path, as fasthttp's own examples do,
+// behind a guard that refuses requests whose framing RFC 9112 asks a server
+// to refuse and fasthttp accepts (guard.go), on a listener that waits out a
+// lack of file descriptors (listener.go).
+//
+// With -bare it serves as fasthttp does out of the box, without the guard.
 package main
 
 import (
@@ -74,7 +79,10 @@ func newServer(headerTimeout, idleTimeout time.Duration) *fasthttp.Server {
 func parseError(ctx *fasthttp.RequestCtx, err error) {
 	var small *fasthttp.ErrSmallBuffer
 	var nerr net.Error
+	var ferr *framingError
 	switch {
+	case errors.As(err, &ferr): // guard.go
+		ctx.Error(fasthttp.StatusMessage(ferr.status), ferr.status)
 	case errors.As(err, &small):
 		ctx.Error("Request Header Fields Too Large", fasthttp.StatusRequestHeaderFieldsTooLarge)
 	case errors.As(err, &nerr) && nerr.Timeout():
@@ -93,6 +101,7 @@ func main() {
 	addr := flag.String("addr", ":8081", "listen `address`")
 	headerTimeout := flag.Duration("header-timeout", 10*time.Second, "close a connection whose request is not complete within this `duration`")
 	idleTimeout := flag.Duration("idle-timeout", 60*time.Second, "close a keep-alive connection idle for this `duration`")
+	bare := flag.Bool("bare", false, "serve as the stack does out of the box, without this server's framing guards (for the robustness report)")
 	flag.Parse()
 
 	srv := newServer(*headerTimeout, *idleTimeout)
@@ -119,6 +128,10 @@ func main() {
 	}()
 
 	log.Printf("fasthttp: listening on %s (GOMAXPROCS=%d)", ln.Addr(), runtime.GOMAXPROCS(0))
+	ln = &retryListener{Listener: ln}
+	if !*bare {
+		ln = strictListener{ln} // guard.go
+	}
 	if err := srv.Serve(ln); err != nil {
 		log.Fatalf("fasthttp: %v", err)
 	}

@@ -1,8 +1,14 @@
 // Command fiber serves the hellobench page with github.com/gofiber/fiber/v2,
-// the Express-style router on top of fasthttp.
+// the Express-style router on top of fasthttp, behind a guard that refuses
+// requests whose framing RFC 9112 asks a server to refuse and fasthttp
+// accepts (guard.go), on a listener that waits out a lack of file
+// descriptors (listener.go).
+//
+// With -bare it serves as fiber does out of the box, without the guard.
 package main
 
 import (
+	"errors"
 	"flag"
 	"log"
 	"net"
@@ -13,6 +19,7 @@ import (
 	"time"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/valyala/fasthttp"
 
 	"hellobench/page"
 )
@@ -34,6 +41,18 @@ func newApp(headerTimeout, idleTimeout time.Duration) *fiber.App {
 		// No handler reads a header by name, so skip canonicalising them.
 		DisableHeaderNormalizing: true,
 	})
+
+	// fiber answers a request fasthttp could not read with 400 (or 408, 413,
+	// 431); the framing guard's errors carry their own status (guard.go).
+	onError := app.Server().ErrorHandler
+	app.Server().ErrorHandler = func(ctx *fasthttp.RequestCtx, err error) {
+		var ferr *framingError
+		if errors.As(err, &ferr) {
+			ctx.Error(fasthttp.StatusMessage(ferr.status), ferr.status)
+			return
+		}
+		onError(ctx, err)
+	}
 
 	// fasthttp accepts any "HTTP/x.y"; the contract refuses versions other
 	// than 1.0 and 1.1.
@@ -63,6 +82,7 @@ func main() {
 	addr := flag.String("addr", ":8082", "listen `address`")
 	headerTimeout := flag.Duration("header-timeout", 10*time.Second, "close a connection whose request is not complete within this `duration`")
 	idleTimeout := flag.Duration("idle-timeout", 60*time.Second, "close a keep-alive connection idle for this `duration`")
+	bare := flag.Bool("bare", false, "serve as the stack does out of the box, without this server's framing guards (for the robustness report)")
 	flag.Parse()
 
 	app := newApp(*headerTimeout, *idleTimeout)
@@ -87,6 +107,10 @@ func main() {
 	}()
 
 	log.Printf("fiber: listening on %s (GOMAXPROCS=%d)", ln.Addr(), runtime.GOMAXPROCS(0))
+	ln = &retryListener{Listener: ln}
+	if !*bare {
+		ln = strictListener{ln} // guard.go
+	}
 	if err := app.Listener(ln); err != nil {
 		log.Fatalf("fiber: %v", err)
 	}

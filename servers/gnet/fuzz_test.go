@@ -6,8 +6,14 @@ import (
 	"io"
 	"net/http"
 	"reflect"
+	"regexp"
 	"testing"
 )
+
+// bwsBeforeExt matches a chunk-size line with whitespace before its
+// extension; it may match inside chunk data too, which only ends a
+// comparison early.
+var bwsBeforeExt = regexp.MustCompile("\r\n[0-9A-Fa-f]+[ \t]+;")
 
 // FuzzParse checks two properties of the parser on any input.
 //
@@ -23,17 +29,27 @@ import (
 // through: a missing or repeated Host in HTTP/1.1; bare LF line endings;
 // obs-fold; URI characters outside RFC 3986 and bad percent-escapes in the
 // query; chunked together with Content-Length (Go drops the length);
-// Transfer-Encoding in HTTP/1.0 (Go ignores it); whitespace or control
-// characters in chunk-size lines and extensions; authority-form targets;
-// absolute-form targets other than http and https, or with userinfo; a
-// header section over 8 KiB (Go's ReadRequest has no such limit, its server
-// has a 1 MB one); and versions other than 1.0 and 1.1 (Go's server answers
-// 505 too, after ReadRequest).
+// Transfer-Encoding in HTTP/1.0 (Go ignores it); control characters in
+// chunk-size lines, and chunk extensions outside RFC 9112 section 7.1.1's
+// grammar (Go cuts the line at the first ';' and ignores the rest, so it
+// takes "2;" or an unbalanced quote, and trailing whitespace); authority-form
+// targets; absolute-form targets other than http and https, or with
+// userinfo; a header section over 8 KiB (Go's ReadRequest has no such limit,
+// its server has a 1 MB one); and versions other than 1.0 and 1.1 (Go's
+// server answers 505 too, after ReadRequest).
+//
+// Where the parser follows RFC 9112 and Go is stricter, the comparison
+// allows it: empty lines before a request line, which section 2.2 says a
+// server SHOULD ignore and Go refuses, are skipped before Go reads the
+// request; and whitespace between a chunk size and its extension's ';',
+// which section 7.1.1 allows (BWS) and Go refuses, ends the comparison of
+// that input.
 func FuzzParse(f *testing.F) {
 	f.Add([]byte(get))
 	f.Add([]byte("POST /x HTTP/1.1\r\nHost: h\r\nContent-Length: 5\r\n\r\nhello" + get))
 	f.Add([]byte("POST /x HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n5;a=b\r\nhello\r\n0\r\nT: v\r\n\r\n" + get))
 	f.Add([]byte("GET http://h:80/a?b HTTP/1.0\r\nConnection: keep-alive\r\n\r\n"))
+	f.Add([]byte("\r\nPOST /x HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n2 ;a=\"\\\"\"\r\nhi\r\n0\r\n\r\n\r\n" + get))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		whole := feed(data, len(data))
 		sizes := []int{1}
@@ -52,6 +68,13 @@ func FuzzParse(f *testing.F) {
 			if r.Status != 0 {
 				return
 			}
+			for {
+				if b, _ := br.Peek(2); string(b) != "\r\n" {
+					break
+				}
+				br.Discard(2)
+			}
+			start := len(data) - rd.Len() - br.Buffered()
 			req, err := http.ReadRequest(br)
 			if err != nil {
 				t.Fatalf("input %q: request %d: we accept %v, net/http refuses: %v", data, i, r, err)
@@ -71,6 +94,9 @@ func FuzzParse(f *testing.F) {
 				return // the body is cut short; so would Go's be
 			}
 			if _, err := io.Copy(io.Discard, req.Body); err != nil {
+				if r.Chunked && bwsBeforeExt.Match(data[start:r.End]) {
+					return
+				}
 				t.Fatalf("input %q: request %d: we read the body, net/http fails: %v", data, i, err)
 			}
 			if end := len(data) - rd.Len() - br.Buffered(); end != r.End {

@@ -5,7 +5,8 @@
 // It is a complete server, not a benchmark special: it validates requests
 // per RFC 9112, reads requests split over any number of reads, answers
 // pipelined ones in order in one write, consumes bodies (chunked included),
-// enforces header and idle timeouts, and drains on SIGINT or SIGTERM.
+// enforces header and idle timeouts, drains on SIGINT or SIGTERM, and keeps
+// serving when connections outnumber its open-file limit (limit.go).
 package main
 
 import (

@@ -63,13 +63,15 @@ type Parser struct {
 	Reason string // with Fail: what was wrong
 
 	state   uint8
+	start   int // stHeader: offset of the request line, past empty lines
 	line    int // stHeader: offset of the first line not yet parsed
 	scan    int // stHeader: offset where the search for '\n' resumes
 	target  [2]int
 	path    [2]int
 	hosts   int   // Host fields seen
 	digits  int   // length of the first Content-Length value, 0 if none
-	te      bool  // a Transfer-Encoding field was seen
+	te      int   // Transfer-Encoding fields seen
+	teFail  int   // the status a Transfer-Encoding value fails with, 0 if chunked
 	close   bool  // Connection: close
 	alive   bool  // Connection: keep-alive
 	remain  int64 // body bytes left in the Content-Length body or chunk
@@ -151,7 +153,12 @@ func (p *Parser) header(b []byte) (int, Event) {
 		var status int
 		var reason string
 		switch {
-		case p.line == 0:
+		case p.line == p.start && len(line) == 0:
+			// RFC 9112 section 2.2: a server SHOULD ignore at least one
+			// empty line before the request line. They count towards the
+			// header section's size and timeout.
+			p.start = end
+		case p.line == p.start:
 			status, reason = p.requestLine(line)
 		case len(line) == 0:
 			return p.headerDone(b, end)
@@ -175,11 +182,18 @@ func (p *Parser) headerDone(b []byte, end int) (int, Event) {
 	switch {
 	case r.Minor == 1 && p.hosts == 0:
 		return 0, p.fail(400, "HTTP/1.1 request without Host")
-	case p.te && p.digits > 0:
+	case p.te > 0 && p.digits > 0:
+		// RFC 9112 section 6.1: a server MAY reject both, and MUST close
+		// after answering; whatever the Transfer-Encoding says.
 		return 0, p.fail(400, "both Content-Length and Transfer-Encoding")
+	case p.te > 1:
+		// Only one field, as Go's reader requires: "chunked" in two
+		// fields would be chunked twice, which section 6.1 forbids.
+		return 0, p.fail(400, "more than one Transfer-Encoding")
+	case p.teFail != 0:
+		return 0, p.fail(p.teFail, "transfer coding other than chunked")
 	}
-	sp := bytes.IndexByte(b, ' ')
-	r.Method = b[:sp]
+	r.Method = b[p.start : p.target[0]-1]
 	r.Target = b[p.target[0]:p.target[1]]
 	if p.path[0] == p.path[1] {
 		r.Path = slash
@@ -192,7 +206,7 @@ func (p *Parser) headerDone(b []byte, end int) (int, Event) {
 		r.KeepAlive = p.alive && !p.close
 	}
 	switch {
-	case p.te:
+	case p.te > 0:
 		r.Chunked = true
 		p.state = stSize
 	case r.Length > 0:
@@ -230,11 +244,12 @@ func (p *Parser) requestLine(l []byte) (int, string) {
 		return 505, "HTTP version not supported"
 	}
 	p.Req.Minor = v[7] - '0'
-	p.target = [2]int{t, t + sp}
 	start, end, ok := targetPath(l[:m], l[t:t+sp])
 	if !ok {
 		return 400, "malformed request target"
 	}
+	t += p.start // offsets in the input, past any empty lines
+	p.target = [2]int{t, t + sp}
 	p.path = [2]int{t + start, t + end}
 	return 0, ""
 }
@@ -375,18 +390,49 @@ func (p *Parser) field(l []byte) (int, string) {
 		}
 	case 17:
 		if equalFold(name, "transfer-encoding") {
-			switch {
-			case p.Req.Minor == 0:
+			if p.Req.Minor == 0 {
+				// RFC 9112 section 6.1: faulty framing, whatever else
+				// the request says.
 				return 400, "Transfer-Encoding in an HTTP/1.0 request"
-			case p.te:
-				return 501, "more than one Transfer-Encoding"
-			case !equalFold(v, "chunked"):
-				return 501, "transfer coding other than chunked"
 			}
-			p.te = true
+			// Judged with the whole section (headerDone), so that a
+			// Content-Length anywhere makes it a 400.
+			p.te++
+			p.teFail = transferCoding(v)
 		}
 	}
 	return 0, ""
+}
+
+// transferCoding judges a Transfer-Encoding value: 0 if it is chunked alone,
+// 501 if codings this server does not implement come before one final
+// chunked (RFC 9112 section 6.1), and 400 otherwise: without chunked last
+// the length cannot be known (section 6.3), and chunked twice is forbidden
+// (section 6.1). A list with empty elements is refused too, though RFC 9110
+// section 5.6.1 allows them: Go's reader refuses it, and a front server may
+// frame it otherwise.
+func transferCoding(v []byte) int {
+	if equalFold(v, "chunked") {
+		return 0
+	}
+	chunked, last := 0, false
+	for more := true; more; {
+		c := v
+		if i := bytes.IndexByte(v, ','); i >= 0 {
+			c, v = v[:i], v[i+1:]
+		} else {
+			more = false
+		}
+		c, _ = fieldValue(c)
+		last = equalFold(c, "chunked")
+		if last {
+			chunked++
+		}
+	}
+	if chunked == 1 && last {
+		return 501
+	}
+	return 400
 }
 
 // fieldValue checks a field value for control characters (HTAB and obs-text
@@ -522,7 +568,7 @@ func (p *Parser) chunked(b []byte) (int, Event) {
 }
 
 // chunkSize parses a chunk-size line, CRLF included. Extensions are
-// checked for control characters and ignored.
+// checked against the grammar and ignored.
 func chunkSize(l []byte) (int64, string) {
 	if len(l) < 3 || l[len(l)-2] != '\r' {
 		return 0, "chunk-size line not ended by CRLF"
@@ -539,15 +585,83 @@ func chunkSize(l []byte) (int64, string) {
 	if i == 0 {
 		return 0, "malformed chunk size"
 	}
-	if ext := l[i:]; len(ext) > 0 {
-		if ext[0] != ';' {
-			return 0, "malformed chunk extension"
-		}
-		if _, ok := fieldValue(ext); !ok {
-			return 0, "invalid character in chunk extension"
-		}
+	if !chunkExt(l[i:]) {
+		return 0, "malformed chunk extension"
 	}
 	return size, ""
+}
+
+// chunkExt reports whether e is a valid chunk-ext (RFC 9112 section 7.1.1):
+//
+//	*( BWS ";" BWS chunk-ext-name [ BWS "=" BWS chunk-ext-val ] )
+//
+// where a name is a token and a value a token or quoted-string. So no
+// whitespace after the size unless an extension follows, no empty name, and
+// no unbalanced quote: a front server that reads the line otherwise could
+// frame the body otherwise.
+func chunkExt(e []byte) bool {
+	for i := 0; i < len(e); {
+		i = ows(e, i)
+		if i == len(e) || e[i] != ';' {
+			return false
+		}
+		i = ows(e, i+1)
+		n := tokenEnd(e, i)
+		if n == i {
+			return false
+		}
+		i = n
+		if j := ows(e, i); j < len(e) && e[j] == '=' {
+			i = ows(e, j+1)
+			if i < len(e) && e[i] == '"' {
+				n = quotedEnd(e, i)
+			} else {
+				n = tokenEnd(e, i)
+			}
+			if n <= i {
+				return false
+			}
+			i = n
+		}
+	}
+	return true
+}
+
+// ows returns the offset of the first byte at or after i in b that is not
+// SP or HTAB.
+func ows(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t') {
+		i++
+	}
+	return i
+}
+
+// tokenEnd returns the offset just past the token that starts at i in b; i
+// if there is none.
+func tokenEnd(b []byte, i int) int {
+	for i < len(b) && class[b[i]]&cToken != 0 {
+		i++
+	}
+	return i
+}
+
+// quotedEnd returns the offset just past the quoted-string (RFC 9110
+// section 5.6.4) that starts at b[i], or -1 if it is malformed or unclosed.
+func quotedEnd(b []byte, i int) int {
+	for i++; i < len(b); i++ {
+		switch c := b[i]; {
+		case c == '"':
+			return i + 1
+		case c == '\\':
+			// quoted-pair: HTAB, SP, VCHAR or obs-text.
+			if i++; i == len(b) || (b[i] < ' ' && b[i] != '\t') || b[i] == 0x7f {
+				return -1
+			}
+		case (c < ' ' && c != '\t') || c == 0x7f:
+			return -1
+		}
+	}
+	return -1
 }
 
 // trailerField checks a trailer field line; its content is ignored.

@@ -52,6 +52,10 @@ type server struct {
 	listeners []int         // the listening sockets' descriptors, found at boot
 	draining  atomic.Bool   // set on SIGINT or SIGTERM
 	active    atomic.Int64  // open connections
+	maxConns  int64         // open connections allowed by the open-file limit (limit.go)
+	refused   atomic.Int64  // connections closed at maxConns, not yet logged
+
+	refusedLogged time.Time // last report of refused, on the ticker goroutine
 
 	mu    sync.Mutex // guards loops, read by the ticker goroutine
 	loops []*loop
@@ -98,12 +102,17 @@ func newServer(addr string, headerTimeout, idleTimeout time.Duration) *server {
 
 func (s *server) OnBoot(eng gnet.Engine) gnet.Action {
 	s.eng = eng
+	s.maxConns = connLimit(runtime.GOMAXPROCS(0)) // one loop per P: see options
 	log.Printf("gnet: listening on %s (GOMAXPROCS=%d)", s.addr, runtime.GOMAXPROCS(0))
 	close(s.booted)
 	return gnet.None
 }
 
 func (s *server) OnOpen(c gnet.Conn) ([]byte, gnet.Action) {
+	if s.maxConns > 0 && s.active.Load() >= s.maxConns {
+		s.refused.Add(1)
+		return nil, gnet.Close
+	}
 	l := s.loopOf(c.EventLoop())
 	cs := &conn{c: c, loop: l, idx: len(l.conns), phase: phaseIdle, opened: l.now}
 	// A new connection gets the header timeout for its first request, as
@@ -246,6 +255,7 @@ func (s *server) flushed(cs *conn) {
 // loop, which runs it between its I/O events.
 func (s *server) OnTick() (time.Duration, gnet.Action) {
 	s.sweepAll()
+	s.reportRefused(time.Now())
 	return tick, gnet.None
 }
 

@@ -211,7 +211,7 @@ func TestServe(t *testing.T) {
 		}{
 			{"GET /hello/world HTTP/1.1\r\n\r\n", 400},
 			{"GET /hello/world HTTP/2.0\r\nHost: h\r\n\r\n", 505},
-			{"POST /hello/world HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: gzip\r\n\r\n", 501},
+			{"POST /hello/world HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: gzip, chunked\r\n\r\n", 501},
 			{"GET /hello/world HTTP/1.1\r\nHost: h\r\nX: " + strings.Repeat("x", 9000) + "\r\n\r\n", 431},
 		} {
 			// A good request first: the error comes after a response, and
