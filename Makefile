@@ -32,7 +32,7 @@ FUZZTIME ?= 30s
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
 .DEFAULT_GOAL := help
-.PHONY: help build deps test vet fuzz robust soak bench bench-quick bench-sweep bench-scale compare-gnet compare-fcgi compare-clients FORCE
+.PHONY: help build deps test vet fuzz robust soak bench bench-quick bench-sweep bench-scale compare-gnet compare-fcgi compare-clients compare-guards FORCE
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_%-]+:.*## / {printf "  %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -85,6 +85,9 @@ compare-gnet: build deps ## gnet vs nginx vs fasthttp, -c50, server CPU per requ
 
 compare-fcgi: build deps ## the FastCGI hop: lighttpd+fcgi vs nethttp vs lighttpd static, side by side
 	bin/versus -client wrk -c 50 -d 5s -rounds 3 fcgi nethttp lighttpd-static
+
+compare-guards: build deps ## what the framing guards cost on a plain GET: each server against itself -bare, side by side; results/guards.txt
+	bin/versus -client loadgen -c 50 -d 3s -rounds 5 -pairs nethttp nethttp/bare gin gin/bare fasthttp fasthttp/bare fiber fiber/bare | tee results/guards.txt
 
 bin/bombardier:
 	GOBIN=$(CURDIR)/bin $(GO) install $(BOMBARDIER)

@@ -120,18 +120,23 @@ func (s *Server) Stderr() string { return strings.TrimSpace(s.Proc.Output().Stri
 // FreeAddr returns a loopback address with a port nobody listens on now.
 func FreeAddr() (string, error) { return targets.FreeAddr() }
 
+// BareSuffix, after a target's name, starts it bare: as its stack is out
+// of the box, without the server's own framing guards ("fasthttp/bare").
+const BareSuffix = "/bare"
+
 // Start starts the named target pinned to c.ServerCPUs with GOMAXPROCS
 // c.Procs on addr (a free loopback port when empty) and waits until it
 // serves. The error names the target and carries its output when it exits
 // or never serves.
 func (c Config) Start(name, addr string) (*Server, error) {
-	t, err := targets.Lookup(name)
+	base, bare := strings.CutSuffix(name, BareSuffix)
+	t, err := targets.Lookup(base)
 	if err != nil {
 		return nil, fmt.Errorf("bench: %v", err)
 	}
-	env := targets.Env{Root: c.Root, Addr: addr, CPUs: c.ServerCPUs, Procs: c.Procs, StartTimeout: c.StartTimeout}
+	env := targets.Env{Root: c.Root, Addr: addr, CPUs: c.ServerCPUs, Procs: c.Procs, StartTimeout: c.StartTimeout, Bare: bare}
 	if t.Package != "" {
-		if _, err := c.Binary(name); err != nil {
+		if _, err := c.Binary(base); err != nil {
 			return nil, err
 		}
 	}
@@ -139,5 +144,7 @@ func (c Config) Start(name, addr string) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("bench: %w", err)
 	}
-	return &Server{in}, nil
+	s := &Server{in}
+	s.Name = name
+	return s, nil
 }

@@ -35,6 +35,7 @@ func main() {
 	dur := flag.Duration("d", 5*time.Second, "duration of each measured run (wrk: whole seconds)")
 	rounds := flag.Int("rounds", 3, "rounds; each runs every target once, in order")
 	mode := flag.String("mode", "keepalive", "loadgen's mode: keepalive, close or pipeline")
+	pairs := flag.Bool("pairs", false, "compare the targets in pairs (1st/2nd, 3rd/4th, …) rather than each with the first")
 	flag.Usage = func() {
 		fmt.Fprintf(os.Stderr, "usage: versus [-client wrk|loadgen] [-c 50] [-d 5s] [-rounds 3] target...\ntargets: %s\n", strings.Join(targets.Names(), ", "))
 		flag.PrintDefaults()
@@ -46,9 +47,12 @@ func main() {
 		os.Exit(2)
 	}
 	for _, n := range names {
-		if _, err := targets.Lookup(n); err != nil {
+		if _, err := targets.Lookup(strings.TrimSuffix(n, bench.BareSuffix)); err != nil {
 			log.Fatal(err)
 		}
+	}
+	if *pairs && len(names)%2 != 0 {
+		log.Fatalf("-pairs needs an even number of targets, not %d", len(names))
 	}
 	if *rounds < 1 || *conns < 1 || *dur <= 0 {
 		log.Fatal("-rounds, -c and -d must be positive")
@@ -89,17 +93,13 @@ func main() {
 			if err != nil {
 				log.Fatal(err)
 			}
-			note := ""
-			if res.ClientBound() {
-				note = " client-bound"
-			}
-			fmt.Fprintf(os.Stderr, "round %d %-16s %9.0f req/s %7.2f µs/req %4.0f%% busy%s\n", r, t, res.ReqPerSec, res.CPUPerRequest(), res.Busy(), note)
+			fmt.Fprintf(os.Stderr, "round %d %-16s %9.0f req/s %7.2f µs/req %4.0f%% busy %s\n", r, t, res.ReqPerSec, res.CPUPerRequest(), res.Busy(), label(res.Busy(), res.ClientBusy()))
 			results[t] = append(results[t], res)
 		}
 	}
 	fmt.Printf("%s, %d connections, %v per run, %s, median of %d rounds; server on CPUs %q (GOMAXPROCS=1), client on CPUs %q\n\n",
 		client.Name(), *conns, *dur, *mode, *rounds, cfg.ServerCPUs, cfg.ClientCPUs)
-	writeTable(names, results)
+	writeTable(names, results, *pairs)
 }
 
 // once starts target, warms it up, measures one run and stops it.
@@ -125,32 +125,48 @@ func once(cfg bench.Config, client bench.Client, target string, l bench.Load) (b
 	return bench.Measure(s, client, l)
 }
 
-// writeTable prints the medians of each target and its CPU per request
-// against the first target's.
-func writeTable(names []string, results map[string][]bench.Result) {
+// writeTable prints the medians of each target, with their range, and
+// the ratios of CPU per request, taken round by round: each target against
+// the first, or with -pairs each odd target against the one after it.
+func writeTable(names []string, results map[string][]bench.Result, pairs bool) {
 	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(w, "target\treq/s\tCPU µs/req\t(server + app)\tbusy %\tCPU vs "+names[0]+"\tceiling req/s\t\t")
-	base := bench.Median(results[names[0]], bench.Result.CPUPerRequest)
+	fmt.Fprintln(w, "target\treq/s\tCPU µs/req (min–max)\t(server + app)\tserver busy %\tclient busy %\tceiling req/s\t\t")
 	for _, t := range names {
 		rs := results[t]
-		cpu := bench.Median(rs, bench.Result.CPUPerRequest)
+		cpu := bench.Of(rs, bench.Result.CPUPerRequest)
 		split := ""
 		if rs[0].AppCPU > 0 {
 			split = fmt.Sprintf("%.2f + %.2f", bench.Median(rs, bench.Result.ServerCPUPerRequest), bench.Median(rs, bench.Result.AppCPUPerRequest))
 		}
-		busy := bench.Median(rs, bench.Result.Busy)
-		note := ""
-		if busy < bench.Saturated {
-			note = "client-bound"
-		}
-		fmt.Fprintf(w, "%s\t%.0f\t%.2f\t%s\t%.0f\t%.2f\t%.0f\t%s\t\n", t,
-			bench.Median(rs, func(r bench.Result) float64 { return r.ReqPerSec }), cpu, split, busy, cpu/base, 1e6/cpu, note)
+		busy, clientBusy := bench.Median(rs, bench.Result.Busy), bench.Median(rs, bench.Result.ClientBusy)
+		fmt.Fprintf(w, "%s\t%.0f\t%.2f (%.2f–%.2f)\t%s\t%.0f\t%.0f\t%.0f\t%s\t\n", t,
+			bench.Median(rs, func(r bench.Result) float64 { return r.ReqPerSec }), cpu.Median, cpu.Min, cpu.Max, split,
+			busy, clientBusy, 1e6/cpu.Median, label(busy, clientBusy))
 	}
 	w.Flush()
-	if len(names) > 1 {
-		fmt.Println()
+	fmt.Println()
+	step, first := 1, func(i int) string { return names[0] }
+	if pairs {
+		step, first = 2, func(i int) string { return names[i] }
 	}
-	for _, t := range names[1:] {
-		fmt.Printf("CPU per request, %s/%s: %.2f\n", names[0], t, base/bench.Median(results[t], bench.Result.CPUPerRequest))
+	for i := 1; i < len(names); i += step {
+		a, b := first(i-1), names[i]
+		r := bench.Ratio(bench.Of(results[a], bench.Result.CPUPerRequest), bench.Of(results[b], bench.Result.CPUPerRequest))
+		verdict := ""
+		if r.N > 1 && r.Straddles(1) {
+			verdict = ": a tie, within the rounds' noise"
+		}
+		fmt.Printf("CPU per request, %s/%s, round by round: %.3f (%.3f–%.3f over %d rounds)%s\n", a, b, r.Median, r.Min, r.Max, r.N, verdict)
 	}
+}
+
+// label says what bounded a run whose server core was under 90 % busy.
+func label(busy, clientBusy float64) string {
+	switch {
+	case busy >= bench.Saturated:
+		return ""
+	case clientBusy >= bench.Saturated:
+		return "client-bound"
+	}
+	return "unsaturated"
 }
