@@ -8,11 +8,12 @@ import (
 	"hellobench/bench/memconn"
 )
 
-// The server loop without a network: gin's engine on http.Server.Serve, over in-memory
-// connections that replay a request, as fasthttp's server_timing_test.go.
+// The server loop without a network: gin's engine on http.Server.Serve,
+// over in-memory connections that replay a request, as fasthttp's
+// server_timing_test.go, through the framing guard as main serves.
 
 func serve(l net.Listener) error {
-	return newServer("", 10*time.Second, 60*time.Second).Serve(l)
+	return newServer("", 10*time.Second, 60*time.Second, false).Serve(strictListener{l})
 }
 
 func BenchmarkServeKeepAlive(b *testing.B) {

@@ -1,11 +1,17 @@
 // Command gin serves the hellobench page with github.com/gin-gonic/gin in
-// release mode with no middleware, on net/http's server.
+// release mode, on net/http's server, behind a guard that refuses requests
+// whose framing RFC 9112 asks a server to refuse and net/http accepts: a
+// listener (framing.go) and a middleware (strict).
+//
+// With -bare it serves as gin and net/http do out of the box, without that
+// guard.
 package main
 
 import (
 	"context"
 	"errors"
 	"flag"
+	"io"
 	"log"
 	"net"
 	"net/http"
@@ -26,7 +32,9 @@ func hello(c *gin.Context) {
 	c.Data(http.StatusOK, page.ContentType, page.HTML)
 }
 
-func newRouter() *gin.Engine {
+// newRouter returns the engine. Unless bare, it refuses what net/http
+// lets through and the contract does not: see strict.
+func newRouter(bare bool) *gin.Engine {
 	gin.SetMode(gin.ReleaseMode)
 	r := gin.New()                  // no Logger, no Recovery: nothing per request
 	r.HandleMethodNotAllowed = true // 405 with Allow instead of 404
@@ -34,30 +42,57 @@ func newRouter() *gin.Engine {
 	// /Hello/World, answer 404 instead.
 	r.RedirectTrailingSlash = false
 	r.RedirectFixedPath = false
-	r.Use(func(c *gin.Context) {
-		c.Header("Server", "gin")
-		// net/http serves HTTP/1.2 and up as 1.1 (RFC 9110 section 2.5
-		// allows it); the contract refuses versions other than 1.0/1.1.
-		if c.Request.ProtoMinor > 1 {
-			c.Header("Connection", "close")
-			c.String(http.StatusHTTPVersionNotSupported, "HTTP Version Not Supported")
-			c.Abort()
-		}
-	})
+	r.Use(func(c *gin.Context) { c.Header("Server", "gin") })
+	if !bare {
+		r.Use(strict)
+	}
 	r.GET(page.Path, hello)
 	r.HEAD(page.Path, hello)
 	return r
 }
 
-func newServer(addr string, headerTimeout, idleTimeout time.Duration) *http.Server {
+// maxDrain is how much of a chunked body strict reads before answering:
+// what net/http itself reads of an unread body before it gives up and
+// closes the connection.
+const maxDrain = 256 << 10
+
+// strict is the middleware half of the framing guard (framing.go has the
+// connection's half).
+func strict(c *gin.Context) {
+	// net/http serves HTTP/1.2 and up as 1.1 (RFC 9110 section 2.5 allows
+	// it) and passes "PRI * HTTP/2.0" on for a handler to take over; the
+	// contract refuses versions other than 1.0 and 1.1.
+	if r := c.Request; r.ProtoMajor != 1 || r.ProtoMinor > 1 {
+		c.Header("Connection", "close")
+		c.String(http.StatusHTTPVersionNotSupported, "HTTP Version Not Supported")
+		c.Abort()
+		return
+	}
+	// A chunked body is read before the answer, so that a framing error in
+	// it (RFC 9112 section 7.1), found by net/http's chunked reader or by
+	// strictConn, is answered 400 and a close rather than the route's
+	// status.
+	if c.Request.TransferEncoding != nil {
+		if _, err := io.CopyN(io.Discard, c.Request.Body, maxDrain); err != nil && err != io.EOF {
+			c.Header("Connection", "close")
+			c.String(http.StatusBadRequest, "Bad Request")
+			c.Abort()
+		}
+	}
+}
+
+func newServer(addr string, headerTimeout, idleTimeout time.Duration, bare bool) *http.Server {
 	return &http.Server{
 		Addr:              addr,
-		Handler:           newRouter(),
+		Handler:           newRouter(bare),
 		ReadHeaderTimeout: headerTimeout,
 		IdleTimeout:       idleTimeout,
 		// net/http reads MaxHeaderBytes plus 4096 bytes of slack before it
 		// answers 431, so 4 KiB here caps the header section at 8 KiB.
 		MaxHeaderBytes: 4 << 10,
+		// net/http's own errors, such as a failed Accept, at most one line
+		// a second.
+		ErrorLog: log.New(newRateLimited(gin.DefaultErrorWriter, time.Second), "gin: ", 0),
 	}
 }
 
@@ -65,9 +100,10 @@ func main() {
 	addr := flag.String("addr", ":8083", "listen `address`")
 	headerTimeout := flag.Duration("header-timeout", 10*time.Second, "close a connection whose request headers are not complete within this `duration`")
 	idleTimeout := flag.Duration("idle-timeout", 60*time.Second, "close a keep-alive connection idle for this `duration`")
+	bare := flag.Bool("bare", false, "serve as gin on net/http does out of the box, without this server's framing guards (for the robustness report)")
 	flag.Parse()
 
-	srv := newServer(*addr, *headerTimeout, *idleTimeout)
+	srv := newServer(*addr, *headerTimeout, *idleTimeout, *bare)
 	// Catch signals before listening: once a client can connect, a
 	// signal must mean a graceful stop, not the default exit.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -75,6 +111,9 @@ func main() {
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		log.Fatalf("gin: %v", err)
+	}
+	if !*bare {
+		ln = strictListener{ln}
 	}
 
 	done := make(chan struct{})

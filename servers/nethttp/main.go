@@ -1,11 +1,16 @@
 // Command nethttp serves the hellobench page with net/http alone: a ServeMux
-// with a Go 1.22 method pattern and an http.Server with the contract's limits.
+// with a Go 1.22 method pattern and an http.Server with the contract's
+// limits, behind a guard that refuses requests whose framing RFC 9112 asks
+// a server to refuse and net/http accepts (framing.go).
+//
+// With -bare it serves as net/http does out of the box, without that guard.
 package main
 
 import (
 	"context"
 	"errors"
 	"flag"
+	"io"
 	"log"
 	"net"
 	"net/http"
@@ -31,40 +36,73 @@ func hello(w http.ResponseWriter, r *http.Request) {
 	w.Write(page.HTML)
 }
 
-func newServer(addr string, headerTimeout, idleTimeout time.Duration) *http.Server {
+// newServer returns the server. Unless bare, it refuses what net/http
+// lets through and the contract does not: see strict.
+func newServer(addr string, headerTimeout, idleTimeout time.Duration, bare bool) *http.Server {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET "+page.Path, hello) // GET also matches HEAD
+	h := http.Handler(mux)
+	if !bare {
+		h = strict(mux)
+	}
 	return &http.Server{
 		Addr: addr,
 		// Every answer the handler gives, 404 and 405 included, names the stack.
 		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Server", "nethttp")
-			// net/http serves HTTP/1.2 and up as 1.1 (RFC 9110 section 2.5
-			// allows it); the contract refuses versions other than 1.0/1.1.
-			if r.ProtoMinor > 1 {
-				w.Header().Set("Connection", "close")
-				http.Error(w, "HTTP Version Not Supported", http.StatusHTTPVersionNotSupported)
-				return
-			}
-			mux.ServeHTTP(w, r)
+			h.ServeHTTP(w, r)
 		}),
 		ReadHeaderTimeout: headerTimeout,
 		IdleTimeout:       idleTimeout,
 		// net/http reads MaxHeaderBytes plus 4096 bytes of slack before it
 		// answers 431, so 4 KiB here caps the header section at 8 KiB.
 		MaxHeaderBytes: 4 << 10,
-		// No per-request logging: errors such as bad TLS handshakes only.
-		ErrorLog: log.New(os.Stderr, "nethttp: ", 0),
+		// No per-request logging: errors such as a failed Accept only, at
+		// most one line a second.
+		ErrorLog: log.New(newRateLimited(os.Stderr, time.Second), "nethttp: ", 0),
 	}
+}
+
+// maxDrain is how much of a chunked body strict reads before answering:
+// what net/http itself reads of an unread body before it gives up and
+// closes the connection.
+const maxDrain = 256 << 10
+
+// strict is the handler's half of the framing guard (framing.go has the
+// connection's half).
+func strict(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// net/http serves HTTP/1.2 and up as 1.1 (RFC 9110 section 2.5
+		// allows it) and passes "PRI * HTTP/2.0" on for a handler to take
+		// over; the contract refuses versions other than 1.0 and 1.1.
+		if r.ProtoMajor != 1 || r.ProtoMinor > 1 {
+			w.Header().Set("Connection", "close")
+			http.Error(w, "HTTP Version Not Supported", http.StatusHTTPVersionNotSupported)
+			return
+		}
+		// A chunked body is read before the answer, so that a framing
+		// error in it (RFC 9112 section 7.1), found by net/http's chunked
+		// reader or by strictConn, is answered 400 and a close rather than
+		// the handler's status.
+		if r.TransferEncoding != nil {
+			if _, err := io.CopyN(io.Discard, r.Body, maxDrain); err != nil && err != io.EOF {
+				w.Header().Set("Connection", "close")
+				http.Error(w, "Bad Request", http.StatusBadRequest)
+				return
+			}
+		}
+		h.ServeHTTP(w, r)
+	})
 }
 
 func main() {
 	addr := flag.String("addr", ":8080", "listen `address`")
 	headerTimeout := flag.Duration("header-timeout", 10*time.Second, "close a connection whose request headers are not complete within this `duration`")
 	idleTimeout := flag.Duration("idle-timeout", 60*time.Second, "close a keep-alive connection idle for this `duration`")
+	bare := flag.Bool("bare", false, "serve as net/http does out of the box, without this server's framing guards (for the robustness report)")
 	flag.Parse()
 
-	srv := newServer(*addr, *headerTimeout, *idleTimeout)
+	srv := newServer(*addr, *headerTimeout, *idleTimeout, *bare)
 	// Catch signals before listening: once a client can connect, a
 	// signal must mean a graceful stop, not the default exit.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -72,6 +110,9 @@ func main() {
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		log.Fatalf("nethttp: %v", err)
+	}
+	if !*bare {
+		ln = strictListener{ln}
 	}
 
 	done := make(chan struct{})
