@@ -56,8 +56,9 @@ test: deps vet ## run the whole test suite; ends with the skipped tests and why
 serve-%: build ## build NAME and serve it in the foreground, pinned (serve-fasthttp, ...)
 	@bin/serve -cpu "$(CPU)" -procs $(PROCS) $(if $(ADDR),-addr $(ADDR)) $*
 
-robust: build deps ## every server against hostile clients and faults, full size; writes results/ROBUSTNESS.md
-	$(GO) test -count=1 -timeout 0 ./robust -args -full -report ../results/ROBUSTNESS.md
+robust: build deps ## every server against hostile clients and faults, full size, and the framing cases out of the box; writes results/ROBUSTNESS.md
+	HELLOBENCH_FRAMING_OUT=$(CURDIR)/results/framing.json $(GO) test -count=1 -run '^TestFraming$$' ./conformance
+	$(GO) test -count=1 -timeout 0 ./robust -args -full -report ../results/ROBUSTNESS.md -framing ../results/framing.json
 
 soak: build deps ## 10 minutes of churning keep-alive load per server: RSS and goroutines/fds must stay flat (not in CI)
 	$(GO) test -count=1 -timeout 0 -run '^TestSoak$$' ./robust -args -soak 10m

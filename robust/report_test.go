@@ -89,6 +89,9 @@ func writeReport(path string, began time.Time) error {
 		})
 		table(&b, tg.Name, mine)
 	}
+	if err := framingTable(&b, *framingFrom); err != nil {
+		return fmt.Errorf("report: %v", err)
+	}
 	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
 		return fmt.Errorf("report: %v", err)
 	}
