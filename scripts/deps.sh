@@ -1,8 +1,8 @@
 #!/bin/sh
 # deps.sh installs the Debian packages the tests and benchmarks drive (curl,
-# ab, wrk, lighttpd, nginx, slowhttptest) when they are missing and this is root with
-# apt-get; otherwise it names what is missing, so the tests that need it say
-# they were skipped. Usage: deps.sh [--require] (fail when anything is missing).
+# ab, wrk, lighttpd, nginx, slowhttptest, HdrHistogram's Java tools) when they
+# are missing and this is root with apt-get; otherwise it names what is
+# missing, so the tests that need it say they were skipped. Usage: deps.sh [--require] (fail when anything is missing).
 set -u
 
 PATH=$PATH:/usr/sbin:/usr/local/sbin
@@ -12,6 +12,9 @@ for pair in curl:curl ab:apache2-utils wrk:wrk lighttpd:lighttpd nginx:nginx-lig
 	pkg=${pair#*:}
 	command -v "$cmd" >/dev/null 2>&1 || missing="$missing $pkg"
 done
+# HdrHistogram's own Java tools read loadgen's histogram logs in a test.
+command -v java >/dev/null 2>&1 || missing="$missing default-jre-headless"
+[ -e /usr/share/java/hdrhistogram.jar ] || missing="$missing libhdrhistogram-java"
 [ -z "$missing" ] && exit 0
 
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then

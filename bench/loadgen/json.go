@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"io"
 	"strconv"
+	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 )
@@ -21,6 +22,7 @@ type JSONResult struct {
 	Pipeline            int              `json:"pipeline"`
 	Rate                float64          `json:"rate,omitempty"`
 	Engine              string           `json:"engine"`
+	Start               time.Time        `json:"start,omitzero"` // Result.Start
 	Requests            int              `json:"requests"`
 	DurationS           float64          `json:"duration_s"`
 	Complete            int64            `json:"complete"`
@@ -40,6 +42,11 @@ type JSONResult struct {
 	ConnectUS           Summary          `json:"connect_us"`
 	Histogram           []Bucket         `json:"histogram"`
 	Runs                []*JSONResult    `json:"runs,omitempty"`
+
+	// Of a merged run (loadgen merge): each log's own figures, and the
+	// file it was read from.
+	Sources []*JSONResult `json:"sources,omitempty"`
+	File    string        `json:"file,omitempty"`
 }
 
 // Summary is a distribution in microseconds.
@@ -90,6 +97,25 @@ func WriteJSON(w io.Writer, r *Result, runs []*Result) error {
 	return err
 }
 
+// WriteMergedJSON writes the JSON of m, the Merge of parts, which were read
+// from files, with each part's own figures under "sources", and a newline.
+func WriteMergedJSON(w io.Writer, m *Result, parts []*Result, files []string) error {
+	j := jsonOne(m)
+	for i, r := range parts {
+		s := jsonOne(r)
+		if i < len(files) {
+			s.File = files[i]
+		}
+		j.Sources = append(j.Sources, s)
+	}
+	b, err := json.Marshal(j)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
 func jsonOne(r *Result) *JSONResult {
 	j := &JSONResult{
 		URL:                 r.URL,
@@ -102,6 +128,7 @@ func jsonOne(r *Result) *JSONResult {
 		Pipeline:            r.Pipeline,
 		Rate:                r.Rate,
 		Engine:              r.Engine,
+		Start:               r.Start,
 		Requests:            r.Requests,
 		DurationS:           r.Elapsed.Seconds(),
 		Complete:            r.Complete,

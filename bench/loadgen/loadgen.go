@@ -102,6 +102,12 @@ type Config struct {
 	// with the number of requests counted so far.
 	Progress func(done int64)
 
+	// StartAt, if set, is when the run starts, so that runs on several
+	// hosts start together: Run resolves the target and prepares its loops,
+	// then waits until StartAt before it opens a connection. A time past
+	// starts at once.
+	StartAt time.Time
+
 	// ringSize, if set, is the io_uring submission queue's size, and
 	// sndBuf each socket's send buffer (SO_SNDBUF), for tests that need
 	// the one full or sends to wait for room in the other.
@@ -308,10 +314,29 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := waitUntil(ctx, cfg.StartAt); err != nil {
+		return nil, err
+	}
 	if err := p.run(ctx); err != nil {
 		return nil, err
 	}
 	return p.merge(), nil
+}
+
+// waitUntil waits until t, or until ctx is done, which is an error.
+func waitUntil(ctx context.Context, t time.Time) error {
+	d := time.Until(t)
+	if d <= 0 {
+		return nil
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("interrupted while waiting to start at %s", t.Format(time.RFC3339Nano))
+	}
 }
 
 // plan is a run's loops, built and not yet run.
@@ -429,6 +454,7 @@ func (p *plan) merge() *Result {
 		Pipeline:       cfg.Pipeline,
 		Rate:           cfg.Rate,
 		Requests:       cfg.Requests,
+		Start:          p.sh.start,
 		Status:         map[int]int64{},
 		Latency:        hdrhistogram.New(histMin, histMax, histSig),
 		Connect:        hdrhistogram.New(histMin, histMax, histSig),

@@ -28,6 +28,7 @@ type Result struct {
 	Rate           float64
 	Requests       int           // requested; 0 when run by duration
 	Engine         string        // the I/O engine the loops used
+	Start          time.Time     // when the run started, by this host's clock
 	Elapsed        time.Duration // time taken for the measured requests
 
 	Complete          int64

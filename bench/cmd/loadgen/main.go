@@ -12,14 +12,23 @@
 // recorded), -repeat N runs (prints the median run and the spread), -json
 // (one JSON object instead of the report), -units ms (ab's own units and
 // format; µs by default), -engine io_uring|epoll (the I/O engine; by default
-// io_uring from 16 connections, when the kernel has it). As with ab, a value
-// may follow its letter directly: -c50.
+// io_uring from 16 connections, when the kernel has it), -o FILE (write the
+// run's latency histograms and exact counts as an HdrHistogram interval
+// log), -start-at TIME (start then, for runs on several hosts). As with ab,
+// a value may follow its letter directly: -c50.
+//
+// Load from several hosts: run loadgen on each with one -start-at and its
+// own -o FILE, then
+//
+//	loadgen merge [-json] [-units ms] FILE...
+//
+// prints the report of all of them as one run.
 //
 // The exit status is 0 when every request got a complete 2xx response, 1
 // when any failed or got another status (the report still prints), when the
 // run stopped at a socket error (without -r) or was interrupted, or when it
 // could not run at all; 2 for a usage error. loadgen -h defines each field
-// of the report.
+// of the report; loadgen merge -h tells how logs add up.
 package main
 
 import (
@@ -72,7 +81,8 @@ milliseconds and format, for scripts that read ab's report).
   Keep-Alive requests     responses after which the connection stayed open (-k)
   Total transferred       response bytes, headers included
   HTML transferred        response body bytes
-  Requests per second     complete requests / time taken
+  Requests per second     complete requests / time taken (loadgen merge: all logs' complete
+                          requests / the span from the earliest start to the latest end)
   Time per request (mean) the mean time a request took, as its sender saw it: as ab,
                           concurrency × time taken / complete requests, with the requests
                           pipelined on a connection counted as that many senders
@@ -90,14 +100,162 @@ milliseconds and format, for scripts that read ab's report).
   Percentage of the requests served within a certain time
                           percentiles of Total; 100% is the longest
 
+Several hosts: when one host cannot load the server enough, run loadgen on
+several with the same -start-at and each its own -o FILE, gather the files,
+and loadgen merge FILE... prints one report of them all (loadgen merge -h).
+-start-at takes an RFC 3339 time (2026-01-02T15:04:05Z) or Unix seconds;
+loadgen resolves the host and prepares, waits until then, then connects. A
+time more than a second past is an error: this host's clock is out of sync,
+or it started late. -o writes an HdrHistogram interval log, which
+HdrHistogram's own tools read too: the untagged histogram is Total, in ns;
+Tag=connect, processing and waiting the others; a "#[loadgen: {...}]"
+comment holds the exact counts.
+
 Exit status: 0 when every request got a complete 2xx response; 1 when any
 failed or got another status (the report still prints), when the run stopped
-at a socket error (without -r) or was interrupted, or when it could not run;
-2 for a usage error.
+at a socket error (without -r) or was interrupted, or when it could not run
+(a refused connection, an -o FILE that cannot be written); 2 for a usage
+error.
 `
+
+// options are the command's flags, checked.
+type options struct {
+	cfg     loadgen.Config
+	warm    *loadgen.Config // the warm-up run, if any
+	repeat  int
+	json    bool
+	quiet   bool // no progress
+	ms      bool // -units ms
+	out     string
+	startAt time.Time
+}
 
 // run is the command; it returns the exit status.
 func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "merge" {
+		return merge(args[1:], stdout, stderr)
+	}
+	o, code := parse(args, stdout, stderr, time.Now())
+	if o == nil {
+		return code
+	}
+	cfg := o.cfg
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, unix.SIGTERM)
+	defer stop()
+	fail := func(err error) int {
+		fmt.Fprintf(stderr, "loadgen: %v\n", err)
+		return 1
+	}
+	note := func(format string, a ...any) {
+		if !o.quiet {
+			fmt.Fprintf(stderr, format, a...)
+		}
+	}
+
+	// The log's file is made before the run, so that a path that cannot be
+	// written fails before the load, and removed if no log is written.
+	var log *os.File
+	if o.out != "" {
+		f, err := os.Create(o.out)
+		if err != nil {
+			return fail(err)
+		}
+		log = f
+		defer func() {
+			if log != nil {
+				log.Close()
+				os.Remove(o.out)
+			}
+		}()
+	}
+
+	if !o.startAt.IsZero() {
+		note("Starting at %s\n", o.startAt.Format(time.RFC3339Nano))
+		if o.warm != nil {
+			o.warm.StartAt = o.startAt
+		} else {
+			cfg.StartAt = o.startAt
+		}
+	}
+	if o.warm != nil {
+		if o.warm.Requests > 0 {
+			note("Warming up: %d requests, not recorded\n", o.warm.Requests)
+		} else {
+			note("Warming up: %v, not recorded\n", o.warm.Duration)
+		}
+		if _, err := loadgen.Run(ctx, *o.warm); err != nil {
+			return fail(fmt.Errorf("warm-up: %w", err))
+		}
+	}
+	var runs []*loadgen.Result
+	for i := range o.repeat {
+		if ctx.Err() != nil {
+			break
+		}
+		if o.repeat > 1 {
+			note("Run %d of %d\n", i+1, o.repeat)
+		}
+		cfg.Progress = nil
+		var pr *progress
+		if !o.quiet {
+			pr = newProgress(stderr, cfg.Requests, cfg.Duration)
+			if cfg.StartAt.After(pr.start) {
+				pr.start = cfg.StartAt
+			}
+			cfg.Progress = pr.update
+		}
+		r, err := loadgen.Run(ctx, cfg)
+		if err != nil {
+			return fail(err)
+		}
+		cfg.StartAt = time.Time{}
+		if pr != nil {
+			pr.finish(r.Complete + r.Failed)
+		}
+		runs = append(runs, r)
+		if r.Aborted != nil {
+			break
+		}
+	}
+	if len(runs) == 0 {
+		return fail(errors.New("interrupted before the first run"))
+	}
+	if log != nil {
+		err := loadgen.WriteLog(log, runs[0])
+		if cerr := log.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			os.Remove(o.out)
+			log = nil
+			return fail(fmt.Errorf("writing %s: %w", o.out, err))
+		}
+		log = nil
+	}
+	med := median(runs)
+	var err error
+	switch {
+	case o.json:
+		err = loadgen.WriteJSON(stdout, med, runs)
+	case o.ms:
+		err = loadgen.WriteABReport(stdout, med)
+	default:
+		err = loadgen.WriteReport(stdout, med)
+	}
+	if err != nil {
+		return fail(err)
+	}
+	if len(runs) > 1 && !o.json {
+		writeRuns(stdout, runs, med, o.ms)
+	}
+	return status(stderr, runs, ctx.Err() != nil)
+}
+
+// parse reads the command's arguments at time now. It returns nil and the
+// exit status for -h (0, the help on stdout) or a usage error (2, one line
+// on stderr).
+func parse(args []string, stdout, stderr io.Writer, now time.Time) (*options, int) {
 	fs := flag.NewFlagSet("loadgen", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	var (
@@ -119,13 +277,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 		jsonOut  = fs.Bool("json", false, "print one JSON object instead of the report (and no progress)")
 		units    = fs.String("units", "µs", "report times in µs, or ms: ab's own units and format")
 		engine   = fs.String("engine", "", "I/O engine, io_uring or epoll (default: io_uring from 16 connections, when the kernel has it)")
+		out      = fs.String("o", "", "write the run's latency histograms and exact counts to `FILE`, an HdrHistogram interval log, for loadgen merge")
+		startAt  = fs.String("start-at", "", "start at `TIME`, RFC 3339 or Unix seconds, as runs on other hosts do (connect after the wait)")
 		hdrs     headers
 	)
 	fs.Var(&hdrs, "H", "add a header, as \"Accept-Encoding: gzip\" (repeatable)")
 
-	usage := func(format string, a ...any) int {
+	usage := func(format string, a ...any) (*options, int) {
 		fmt.Fprintf(stderr, "loadgen: "+format+"\n", a...)
-		return 2
+		return nil, 2
 	}
 	args = splitJoined(fs, args)
 	if err := fs.Parse(args); err != nil {
@@ -134,7 +294,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			fs.SetOutput(stdout)
 			fs.PrintDefaults()
 			fmt.Fprint(stdout, help)
-			return 0
+			return nil, 0
 		}
 		return usage("%v", err)
 	}
@@ -187,6 +347,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return usage("-t and -d both limit the time; give one")
 	case *units != "µs" && *units != "us" && *units != "ms":
 		return usage("invalid -units %q (µs or ms)", *units)
+	case set["o"] && *out == "":
+		return usage("invalid -o \"\": want a file name")
+	case *out != "" && *repeat > 1:
+		return usage("-o writes the log of one run: give -repeat 1")
 	}
 	if *i {
 		cfg.Method = "HEAD"
@@ -214,7 +378,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err := cfg.Validate(); err != nil {
 		return usage("%v", err)
 	}
-	var warm *loadgen.Config
+	o := &options{cfg: cfg, repeat: *repeat, json: *jsonOut, quiet: *q || *jsonOut, ms: *units == "ms", out: *out}
+	if set["start-at"] {
+		if o.startAt, err = parseStartAt(*startAt, now); err != nil {
+			return usage("%v", err)
+		}
+	}
 	if *warmup != "" {
 		w := cfg
 		w.Requests, w.Duration = 0, 0
@@ -226,78 +395,30 @@ func run(args []string, stdout, stderr io.Writer) int {
 		} else {
 			return usage("invalid -warmup %q: want a duration (2s) or a number of requests", *warmup)
 		}
-		warm = &w
+		o.warm = &w
 	}
+	return o, 0
+}
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, unix.SIGTERM)
-	defer stop()
-	fail := func(err error) int {
-		fmt.Fprintf(stderr, "loadgen: %v\n", err)
-		return 1
+// parseStartAt reads -start-at, an RFC 3339 time or Unix seconds, at time
+// now. More than a second past is an error: the runs that it should start
+// together would not.
+func parseStartAt(s string, now time.Time) (time.Time, error) {
+	var t time.Time
+	if v, err := strconv.ParseFloat(s, 64); err == nil && v >= 0 && v < 1e11 {
+		sec, frac := math.Modf(v)
+		t = time.Unix(int64(sec), int64(frac*1e9))
+	} else if t, err = time.Parse(time.RFC3339Nano, s); err != nil {
+		return time.Time{}, fmt.Errorf("invalid -start-at %q: want an RFC 3339 time (2026-01-02T15:04:05Z) or Unix seconds", s)
 	}
-	quiet := *q || *jsonOut
-	note := func(format string, a ...any) {
-		if !quiet {
-			fmt.Fprintf(stderr, format, a...)
-		}
+	switch ahead := t.Sub(now); {
+	case ahead < -time.Second:
+		return time.Time{}, fmt.Errorf("-start-at %s is %.1f s in the past: is this host's clock in sync with the others', and did it start in time?",
+			s, -ahead.Seconds())
+	case ahead > 24*time.Hour:
+		return time.Time{}, fmt.Errorf("-start-at %s is more than 24 hours ahead", s)
 	}
-
-	if warm != nil {
-		if warm.Requests > 0 {
-			note("Warming up: %d requests, not recorded\n", warm.Requests)
-		} else {
-			note("Warming up: %v, not recorded\n", warm.Duration)
-		}
-		if _, err := loadgen.Run(ctx, *warm); err != nil {
-			return fail(fmt.Errorf("warm-up: %w", err))
-		}
-	}
-	var runs []*loadgen.Result
-	for i := range *repeat {
-		if ctx.Err() != nil {
-			break
-		}
-		if *repeat > 1 {
-			note("Run %d of %d\n", i+1, *repeat)
-		}
-		cfg.Progress = nil
-		var pr *progress
-		if !quiet {
-			pr = newProgress(stderr, cfg.Requests, cfg.Duration)
-			cfg.Progress = pr.update
-		}
-		r, err := loadgen.Run(ctx, cfg)
-		if err != nil {
-			return fail(err)
-		}
-		if pr != nil {
-			pr.finish(r.Complete + r.Failed)
-		}
-		runs = append(runs, r)
-		if r.Aborted != nil {
-			break
-		}
-	}
-	if len(runs) == 0 {
-		return fail(errors.New("interrupted before the first run"))
-	}
-	med := median(runs)
-	ms := *units == "ms"
-	switch {
-	case *jsonOut:
-		err = loadgen.WriteJSON(stdout, med, runs)
-	case ms:
-		err = loadgen.WriteABReport(stdout, med)
-	default:
-		err = loadgen.WriteReport(stdout, med)
-	}
-	if err != nil {
-		return fail(err)
-	}
-	if len(runs) > 1 && !*jsonOut {
-		writeRuns(stdout, runs, med, ms)
-	}
-	return status(stderr, runs, ctx.Err() != nil)
+	return t, nil
 }
 
 // status says on stderr, in one line, why the runs did not all succeed, and

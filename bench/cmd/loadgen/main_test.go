@@ -10,12 +10,14 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // TestMain runs the command itself when asked: a run against a server in
@@ -67,6 +69,7 @@ func TestErrors(t *testing.T) {
 	}
 	closed := ln.Addr().String()
 	ln.Close()
+	now := time.Now()
 	for _, tc := range []struct {
 		args []string
 		code int
@@ -97,6 +100,13 @@ func TestErrors(t *testing.T) {
 		{[]string{"https://127.0.0.1/"}, 2, "https is not supported"},
 		{[]string{"http://127.0.0.1:1/"}, 1, "connect 127.0.0.1:1: connection refused"},
 		{[]string{"-k", "-n", "10", "http://" + closed + "/"}, 1, "connect " + closed + ": connection refused"},
+		{[]string{"-start-at", "tomorrow", "http://127.0.0.1/"}, 2, `invalid -start-at "tomorrow": want an RFC 3339 time`},
+		{[]string{"-start-at", now.Add(-10 * time.Second).Format(time.RFC3339), "http://127.0.0.1/"}, 2, "s in the past: is this host's clock in sync"},
+		{[]string{"-start-at", "1", "http://127.0.0.1/"}, 2, "-start-at 1 is "},
+		{[]string{"-start-at", strconv.FormatInt(now.Add(48*time.Hour).Unix(), 10), "http://127.0.0.1/"}, 2, "is more than 24 hours ahead"},
+		{[]string{"-o", "x.hlog", "-repeat", "2", "http://127.0.0.1/"}, 2, "-o writes the log of one run: give -repeat 1"},
+		{[]string{"-o", "", "http://127.0.0.1/"}, 2, `invalid -o "": want a file name`},
+		{[]string{"-o", filepath.Join(t.TempDir(), "none", "x.hlog"), "http://127.0.0.1/"}, 1, "x.hlog: no such file or directory"},
 	} {
 		code, stdout, stderr := runCLI(tc.args...)
 		oneLine(t, tc.args, code, stderr, tc.code, tc.want)
@@ -121,6 +131,8 @@ func TestHelp(t *testing.T) {
 		"Time per request (mean)", "Time per request (mean, across all concurrent requests)",
 		"Transfer rate", "Connection Times", "Percentage of the requests served within a certain time",
 		"Exit status: 0 when every request got a complete 2xx response; 1 when any",
+		"-o FILE\n", "-start-at TIME\n", "loadgen merge FILE... prints one report of them all",
+		"the span from the earliest start to the latest end",
 	} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("-h lacks %q:\n%s", want, stdout)
