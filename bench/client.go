@@ -232,9 +232,14 @@ func parseUnit(v, unit string) time.Duration {
 	return time.Duration(f * float64(time.Second))
 }
 
-// run runs a client pinned to cpus with GOMAXPROCS=1 in its own process
-// group, and returns its stdout and the CPU time it used; a non-zero exit
-// becomes an error with its stderr (the stdout is still returned).
+// run runs a client pinned to cpus, with GOMAXPROCS one per CPU of the
+// set (so loadgen runs an event loop on each), in its own process group,
+// and returns its stdout and the CPU time it used; a non-zero exit becomes
+// an error with its stderr (the stdout is still returned).
 func run(cpus, name string, args ...string) ([]byte, time.Duration, error) {
-	return proc.Run(proc.Spec{Name: filepath.Base(name), Path: name, Args: args, CPUs: cpus, Procs: 1})
+	procs := 1
+	if list, err := proc.ParseCPUs(cpus); err == nil && cpus != "" {
+		procs = len(list)
+	}
+	return proc.Run(proc.Spec{Name: filepath.Base(name), Path: name, Args: args, CPUs: cpus, Procs: procs})
 }
