@@ -37,6 +37,9 @@ func goBinary(t Target, e Env, dir string) (launch, error) {
 	if e.Bare {
 		args = append(args, "-bare")
 	}
+	if e.Procs > 1 {
+		args = append(args, t.MultiCore...)
+	}
 	return launch{path: bin, args: args}, nil
 }
 

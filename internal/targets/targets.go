@@ -49,6 +49,9 @@ type Target struct {
 	// LogAllowed matches the lines the target may log while serving; nil:
 	// none beyond its start line.
 	LogAllowed *regexp.Regexp
+	// MultiCore are the flags of the stack's multi-core form, given when
+	// the target runs with GOMAXPROCS above 1 (bench-scale).
+	MultiCore []string
 	// Lenient names the robustness tests (robust/) where the target's
 	// front server is known to fall short, with why: the suite asserts
 	// that the shortfall is still there, reports it, and checks the rest.
@@ -66,7 +69,7 @@ type Deviation struct {
 // All is the table, servers first in port order, then the references.
 var All = []Target{
 	goServer("nethttp", 8080, nil),
-	goServer("fasthttp", 8081, nil),
+	withMultiCore(goServer("fasthttp", 8081, nil), "-prefork"), // a child process per core
 	goServer("fiber", 8082, map[string]Deviation{
 		"extension-method": {400, "fiber answers a method outside its configured RequestMethods with 400 before routing"},
 	}),
@@ -124,6 +127,11 @@ func goServer(name string, port int, dev map[string]Deviation) Target {
 		Deviations:   dev,
 		launch:       goBinary,
 	}
+}
+
+func withMultiCore(t Target, flags ...string) Target {
+	t.MultiCore = flags
+	return t
 }
 
 // Lookup returns the named target.

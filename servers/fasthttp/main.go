@@ -5,6 +5,7 @@
 // lack of file descriptors (listener.go).
 //
 // With -bare it serves as fasthttp does out of the box, without the guard.
+// With -prefork it serves in fasthttp's multi-process form (prefork.go).
 package main
 
 import (
@@ -21,6 +22,7 @@ import (
 	"time"
 
 	"github.com/valyala/fasthttp"
+	"github.com/valyala/fasthttp/prefork"
 
 	"hellobench/page"
 )
@@ -102,6 +104,9 @@ func main() {
 	headerTimeout := flag.Duration("header-timeout", 10*time.Second, "close a connection whose request is not complete within this `duration`")
 	idleTimeout := flag.Duration("idle-timeout", 60*time.Second, "close a keep-alive connection idle for this `duration`")
 	bare := flag.Bool("bare", false, "serve as the stack does out of the box, without this server's framing guards (for the robustness report)")
+	pf := flag.Bool("prefork", false, "serve with fasthttp's prefork package: this process starts one child process per GOMAXPROCS core,\n"+
+		"each running this command at GOMAXPROCS=1 on its own SO_REUSEPORT listener (tcp4, or tcp6 for an IPv6 address,\n"+
+		"with TCP_DEFER_ACCEPT), logs the start line once all of them listen, and stops them gracefully on SIGINT or SIGTERM")
 	flag.Parse()
 
 	srv := newServer(*headerTimeout, *idleTimeout)
@@ -109,11 +114,26 @@ func main() {
 	// signal must mean a graceful stop, not the default exit.
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	if *pf {
+		if prefork.IsChild() {
+			child(srv, *addr, *bare, sig)
+		} else {
+			os.Exit(parent(srv, *addr, sig))
+		}
+		return
+	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		log.Fatalf("fasthttp: %v", err)
 	}
+	log.Printf("fasthttp: listening on %s (GOMAXPROCS=%d)", ln.Addr(), runtime.GOMAXPROCS(0))
+	if err := serveUntil(srv, ln, *bare, sig); err != nil {
+		log.Fatalf("fasthttp: %v", err)
+	}
+}
 
+// serveUntil serves on ln until a signal comes, then shuts down gracefully.
+func serveUntil(srv *fasthttp.Server, ln net.Listener, bare bool, sig <-chan os.Signal) error {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -126,14 +146,13 @@ func main() {
 			log.Printf("fasthttp: shutdown: %v", err)
 		}
 	}()
-
-	log.Printf("fasthttp: listening on %s (GOMAXPROCS=%d)", ln.Addr(), runtime.GOMAXPROCS(0))
 	ln = &retryListener{Listener: ln}
-	if !*bare {
+	if !bare {
 		ln = strictListener{ln} // guard.go
 	}
 	if err := srv.Serve(ln); err != nil {
-		log.Fatalf("fasthttp: %v", err)
+		return err
 	}
 	<-done // Serve returns as soon as Shutdown closes the listener
+	return nil
 }

@@ -50,7 +50,7 @@ func BenchmarkParse(b *testing.B) {
 // serveStream replays in, read by read, through one connection's serve as
 // OnTraffic does, and returns the requests answered.
 func serveStream(b *testing.B, cs *conn, in, out, date []byte) (int, []byte) {
-	n, out, closing, served := cs.serve(in, out[:0], date, false)
+	out, n, closing, served := cs.serve(out[:0], in, date, false)
 	if n != len(in) || closing {
 		b.Fatalf("served %d of %d bytes, closing %v", n, len(in), closing)
 	}
@@ -111,7 +111,7 @@ func BenchmarkServeClose(b *testing.B) {
 	served := 0
 	for b.Loop() {
 		cs := &conn{}
-		n, o, closing, k := cs.serve(req, out[:0], c.date[:], false)
+		o, n, closing, k := cs.serve(out[:0], req, c.date[:], false)
 		if n != len(req) || !closing || k != 1 {
 			b.Fatalf("served %d of %d bytes, closing %v, %d requests", n, len(req), closing, k)
 		}

@@ -1,22 +1,23 @@
 package main
 
-import "time"
-
-// dateLayout is the IMF-fixdate of RFC 9110, section 5.6.7.
-const dateLayout = "Mon, 02 Jan 2006 15:04:05 GMT"
+import (
+	"net/http" // for TimeFormat only; gnet's logger, zap, links net/http in anyway
+	"time"
+)
 
 // clock caches the Date value of the current second. Each event loop owns
 // one and refreshes it on every tick, so a response copies 29 bytes instead
 // of formatting a time.
 type clock struct {
 	sec  int64
-	date [len(dateLayout)]byte
+	date [len(http.TimeFormat)]byte
 }
 
-// update reformats the date if now is in another second than the cached one.
+// update reformats the date, in the IMF-fixdate of RFC 9110 section 5.6.7,
+// if now is in another second than the cached one.
 func (c *clock) update(now time.Time) {
 	if s := now.Unix(); s != c.sec {
 		c.sec = s
-		now.UTC().AppendFormat(c.date[:0], dateLayout)
+		now.UTC().AppendFormat(c.date[:0], http.TimeFormat)
 	}
 }

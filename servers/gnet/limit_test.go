@@ -43,13 +43,20 @@ func TestFDServer(t *testing.T) {
 // TestFDExhaustion floods a server limited to fdLimit descriptors with
 // five times as many connections: it must keep running (limit.go), log the
 // connections it closes a line a second at most, and serve again at once
-// when the flood ends.
+// when the flood ends. It does so with one event loop and with two, each
+// accepting on its own listener.
 func TestFDExhaustion(t *testing.T) {
 	if os.Getenv(fdServerEnv) != "" {
 		t.Skip("in the server process")
 	}
+	for _, procs := range []int{1, 2} {
+		t.Run(fmt.Sprintf("GOMAXPROCS=%d", procs), func(t *testing.T) { fdExhaustion(t, procs) })
+	}
+}
+
+func fdExhaustion(t *testing.T, procs int) {
 	cmd := exec.Command(os.Args[0], "-test.run=^TestFDServer$", "-test.v")
-	cmd.Env = append(os.Environ(), fdServerEnv+"=1")
+	cmd.Env = append(os.Environ(), fdServerEnv+"=1", fmt.Sprintf("GOMAXPROCS=%d", procs))
 	var stderr lockedBuffer
 	cmd.Stderr = &stderr
 	out, err := cmd.StdoutPipe()

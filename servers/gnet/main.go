@@ -76,10 +76,14 @@ func main() {
 }
 
 func options() []gnet.Option {
+	procs := runtime.GOMAXPROCS(0)
 	return []gnet.Option{
-		// One event loop per P: GOMAXPROCS from the environment decides, as
-		// for the other servers. (WithMulticore would use NumCPU instead.)
-		gnet.WithNumEventLoop(runtime.GOMAXPROCS(0)),
+		// gnet's multicore form past one P, with one event loop per P:
+		// GOMAXPROCS from the environment decides, as for the other servers.
+		// (WithMulticore alone would start NumCPU loops; WithNumEventLoop
+		// overrides that count.) At GOMAXPROCS=1, one loop.
+		gnet.WithMulticore(procs > 1),
+		gnet.WithNumEventLoop(procs),
 		// Each event loop keeps its own thread. When a loop sleeps in
 		// epoll_wait, the scheduler takes its P away after 20 µs (there is
 		// no other P at GOMAXPROCS=1); unlocked, the loop then often wakes

@@ -732,6 +732,8 @@ func lower(c byte) byte {
 }
 
 // equalFold reports whether b equals the lower-case ASCII s, ignoring case.
+// Not bytes.EqualFold, which folds Unicode too: it finds "chun\u212Aed"
+// (Kelvin sign) equal to "chunked", where RFC 9110 compares tokens in ASCII.
 func equalFold(b []byte, s string) bool {
 	if len(b) != len(s) {
 		return false

@@ -187,6 +187,10 @@ func TestParse(t *testing.T) {
 		{"1.0 keep-alive", "GET / HTTP/1.0\r\nConnection: Keep-Alive\r\n\r\n", []result{ok("GET", "/", "/", 0, true)}},
 		{"1.0 keep-alive, two fields", "GET / HTTP/1.0\r\nConnection: foo\r\nConnection: ,keep-alive\r\n\r\n", []result{ok("GET", "/", "/", 0, true)}},
 		{"1.0 keep-alive and close", "GET / HTTP/1.0\r\nConnection: keep-alive\r\nConnection: close\r\n\r\n", []result{ok("GET", "/", "/", 0, false)}},
+		// Tokens compare in ASCII: U+212A (Kelvin sign) and U+017F (long s)
+		// fold to k and s in Unicode, not here.
+		{"1.0 keep-alive with a Kelvin sign", "GET / HTTP/1.0\r\nConnection: \u212Aeep-alive\r\n\r\n", []result{ok("GET", "/", "/", 0, false)}},
+		{"1.1 close with a long s", "GET / HTTP/1.1\r\nHost: h\r\nConnection: clo\u017Fe\r\n\r\n", []result{ok("GET", "/", "/", 1, true)}},
 
 		// Content-Length.
 		{"body", "POST /x HTTP/1.1\r\nHost: h\r\nContent-Length: 5\r\n\r\nhello" + get,
@@ -223,6 +227,7 @@ func TestParse(t *testing.T) {
 		{"chunked twice", "POST /x HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n", []result{fail(400)}},
 		{"chunked and length", "POST /x HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n0\r\n\r\n", []result{fail(400)}},
 		{"length and chunked", "POST /x HTTP/1.1\r\nHost: h\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", []result{fail(400)}},
+		{"chunked with a Kelvin sign", "POST /x HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chun\u212Aed\r\n\r\n0\r\n\r\n", []result{fail(400)}},
 		{"mixed-case chunked and length", "POST /x HTTP/1.1\r\nHost: h\r\nTrAnSFer-EnCODinG: cHuNkeD\r\nContent-Length: 5\r\n\r\n0\r\n\r\n", []result{fail(400)}},
 		{"identity and length", "POST /x HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: identity\r\nContent-Length: 5\r\n\r\nhello", []result{fail(400)}},
 		{"length and identity", "POST /x HTTP/1.1\r\nHost: h\r\nContent-Length: 5\r\nTransfer-Encoding: identity\r\n\r\nhello", []result{fail(400)}},

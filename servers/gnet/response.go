@@ -66,16 +66,18 @@ func route(method, path []byte) (r *reply, head bool) {
 	return replyNotAllowed, false
 }
 
-// The Connection header a response carries.
+// connection is the Connection header a response carries.
+type connection uint8
+
 const (
-	connNone      = iota // HTTP/1.1 keep-alive: nothing to say
-	connClose            // the server closes after this response
-	connKeepAlive        // HTTP/1.0 keep-alive, which must be said
+	connNone      connection = iota // HTTP/1.1 keep-alive: nothing to say
+	connClose                       // the server closes after this response
+	connKeepAlive                   // HTTP/1.0 keep-alive, which must be said
 )
 
 // appendResponse appends the response r to b: status line, headers, and the
 // body unless head.
-func appendResponse(b []byte, r *reply, head bool, conn int, date []byte) []byte {
+func appendResponse(b []byte, r *reply, head bool, c connection, date []byte) []byte {
 	b = append(b, r.status...)
 	b = append(b, "Server: gnet\r\nDate: "...)
 	b = append(b, date...)
@@ -87,7 +89,7 @@ func appendResponse(b []byte, r *reply, head bool, conn int, date []byte) []byte
 	if r.allow {
 		b = append(b, "Allow: "+page.Allow+"\r\n"...)
 	}
-	switch conn {
+	switch c {
 	case connClose:
 		b = append(b, "Connection: close\r\n"...)
 	case connKeepAlive:

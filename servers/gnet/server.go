@@ -27,13 +27,15 @@ const (
 	maxPending = 1 << 20
 )
 
-// Phases of a connection, for its deadline.
+// phase is where a connection is in its exchange, which decides its deadline.
+type phase uint8
+
 const (
-	phaseIdle    = iota // between requests (or none yet): idle timeout
-	phaseRequest        // a request's header section has started: header timeout
-	phaseBody           // reading a body: header timeout, renewed as it streams
-	phaseFlush          // last response still being written
-	phaseLinger         // last response sent, write side shut
+	phaseIdle    phase = iota // between requests (or none yet): idle timeout
+	phaseRequest              // a request's header section has started: header timeout
+	phaseBody                 // reading a body: header timeout, renewed as it streams
+	phaseFlush                // last response still being written
+	phaseLinger               // last response sent, write side shut
 )
 
 // server is the gnet.EventHandler. Each connection's state lives in its
@@ -43,17 +45,16 @@ type server struct {
 	gnet.BuiltinEventEngine
 
 	addr          string
-	headerTimeout int64 // nanoseconds
-	idleTimeout   int64
+	headerTimeout time.Duration
+	idleTimeout   time.Duration
 	start         time.Time // origin of the loops' monotonic clocks
 
-	eng       gnet.Engine
-	booted    chan struct{} // closed by OnBoot
-	listeners []int         // the listening sockets' descriptors, found at boot
-	draining  atomic.Bool   // set on SIGINT or SIGTERM
-	active    atomic.Int64  // open connections
-	maxConns  int64         // open connections allowed by the open-file limit (limit.go)
-	refused   atomic.Int64  // connections closed at maxConns, not yet logged
+	eng      gnet.Engine
+	booted   chan struct{} // closed by OnBoot
+	draining atomic.Bool   // set on SIGINT or SIGTERM
+	active   atomic.Int64  // open connections
+	maxConns int64         // open connections allowed by the open-file limit (limit.go)
+	refused  atomic.Int64  // connections closed at maxConns, not yet logged
 
 	refusedLogged time.Time // last report of refused, on the ticker goroutine
 
@@ -64,7 +65,7 @@ type server struct {
 // loop is the state of one event loop.
 type loop struct {
 	el       gnet.EventLoop
-	now      int64 // nanoseconds since server.start, as of the last tick
+	now      time.Duration // since server.start, as of the last tick
 	clock    clock
 	draining bool
 	conns    []*conn // for the sweep
@@ -77,24 +78,24 @@ type conn struct {
 	loop     *loop
 	idx      int // in loop.conns
 	p        Parser
-	phase    int
-	deadline int64
-	opened   int64 // loop time of OnOpen
-	used     bool  // a request has been answered
+	phase    phase
+	deadline time.Duration // loop time
+	opened   time.Duration // loop time of OnOpen
+	used     bool          // a request has been answered
 	closed   bool
 
 	// The answer to the request being read, chosen when its header section
 	// completes and sent when its body has been read.
 	reply      *reply
 	head       bool
-	connection int // connNone, connClose or connKeepAlive
+	connection connection
 }
 
 func newServer(addr string, headerTimeout, idleTimeout time.Duration) *server {
 	return &server{
 		addr:          addr,
-		headerTimeout: int64(headerTimeout + tick), // one tick: never early
-		idleTimeout:   int64(idleTimeout + tick),
+		headerTimeout: headerTimeout + tick, // one tick: never early
+		idleTimeout:   idleTimeout + tick,
 		start:         time.Now(),
 		booted:        make(chan struct{}),
 	}
@@ -149,7 +150,7 @@ func (s *server) OnTraffic(c gnet.Conn) gnet.Action {
 	}
 	l := cs.loop
 	in, _ := c.Peek(-1)
-	n, out, closing, served := cs.serve(in, l.out[:0], l.clock.date[:], l.draining)
+	out, n, closing, served := cs.serve(l.out[:0], in, l.clock.date[:], l.draining)
 	l.out = out[:0]
 	rest := len(in) - n
 	if closing {
@@ -201,15 +202,17 @@ func (s *server) OnTraffic(c gnet.Conn) gnet.Action {
 }
 
 // serve parses the requests at the start of in and appends their responses
-// to out. It returns how many bytes of in it is done with, out, whether the
-// connection closes after out, and how many requests it answered.
-func (cs *conn) serve(in, out, date []byte, draining bool) (n int, _ []byte, closing bool, served int) {
+// to dst. It returns out, dst with the responses appended; n, how many bytes
+// of in it is done with; closing, whether the connection closes after out;
+// and served, how many requests it answered.
+func (cs *conn) serve(dst, in, date []byte, draining bool) (out []byte, n int, closing bool, served int) {
+	out = dst
 	for {
 		k, ev := cs.p.Parse(in[n:])
 		n += k
 		switch ev {
 		case More:
-			return n, out, false, served
+			return out, n, false, served
 		case Header:
 			r := &cs.p.Req
 			cs.reply, cs.head = route(r.Method, r.Path)
@@ -230,11 +233,11 @@ func (cs *conn) serve(in, out, date []byte, draining bool) (n int, _ []byte, clo
 			out = appendResponse(out, cs.reply, cs.head, cs.connection, date)
 			served++
 			if cs.connection == connClose {
-				return n, out, true, served
+				return out, n, true, served
 			}
 		case Fail:
 			out = appendResponse(out, errorReply(cs.p.Status), false, connClose, date)
-			return n, out, true, served
+			return out, n, true, served
 		}
 	}
 }
@@ -248,7 +251,7 @@ func (s *server) flushed(cs *conn) {
 	}
 	_ = unix.Shutdown(cs.c.Fd(), unix.SHUT_WR)
 	cs.phase = phaseLinger
-	cs.deadline = cs.loop.now + int64(linger)
+	cs.deadline = cs.loop.now + linger
 }
 
 // OnTick runs on gnet's ticker goroutine; it hands the sweep to each event
@@ -274,7 +277,7 @@ func (s *server) sweepAll() {
 // are past their deadline, or idle while the server drains.
 func (s *server) sweep(l *loop) {
 	now := time.Now()
-	l.now = int64(now.Sub(s.start))
+	l.now = now.Sub(s.start)
 	l.clock.update(now)
 	l.draining = s.draining.Load()
 	// Backwards, since closing moves the last connection into the slot.
@@ -292,7 +295,7 @@ func (s *server) sweep(l *loop) {
 // freshGrace is how long, while draining, a new connection that has sent
 // nothing is left open: its client may be about to send its request. (Go's
 // net/http waits 5 s; the drain has 3 s in all.)
-const freshGrace = int64(time.Second)
+const freshGrace = time.Second
 
 // idle reports whether a connection can be closed while draining: between
 // requests, its responses sent, no byte unread in the socket (closing with
@@ -319,7 +322,7 @@ func (s *server) loopOf(el gnet.EventLoop) *loop {
 		}
 	}
 	now := time.Now()
-	l := &loop{el: el, now: int64(now.Sub(s.start)), draining: s.draining.Load()}
+	l := &loop{el: el, now: now.Sub(s.start), draining: s.draining.Load()}
 	l.clock.update(now)
 	s.loops = append(s.loops, l)
 	return l

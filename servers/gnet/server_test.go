@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -22,24 +23,23 @@ import (
 // returns it with its address; the engine stops when the test ends.
 func start(t *testing.T, headerTimeout, idleTimeout time.Duration) (*server, string) {
 	t.Helper()
-	s := newServer("127.0.0.1:0", headerTimeout, idleTimeout)
+	// A port of its own, picked as main checks its port: with one event
+	// loop per P, each loop binds the address given with SO_REUSEPORT, so
+	// port 0 would give each loop a different port.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	s := newServer(addr, headerTimeout, idleTimeout)
 	done := make(chan error, 1)
-	go func() { done <- gnet.Run(s, "tcp://127.0.0.1:0", options()...) }()
+	go func() { done <- gnet.Run(s, "tcp://"+addr, options()...) }()
 	select {
 	case err := <-done:
 		t.Fatalf("gnet.Run: %v", err)
 	case <-s.booted:
 	}
-	fd, err := s.eng.Dup()
-	if err != nil {
-		t.Fatal(err)
-	}
-	sa, err := unix.Getsockname(fd)
-	unix.Close(fd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := fmt.Sprintf("127.0.0.1:%d", sa.(*unix.SockaddrInet4).Port)
 	t.Cleanup(func() {
 		if !s.draining.Load() {
 			s.shutdown(0)
@@ -384,5 +384,106 @@ func TestShutdown(t *testing.T) {
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("shutdown did not return")
+	}
+}
+
+// TestMulticore runs the multicore form, four event loops each with its own
+// SO_REUSEPORT listener, as at GOMAXPROCS=4: connections spread over all
+// loops, each served, and the drain refuses new connections on every
+// listener and still finishes a request in flight.
+func TestMulticore(t *testing.T) {
+	const loops = 4
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(loops))
+	s, addr := start(t, 10*time.Second, 10*time.Second)
+	fds, err := listenerFDs(s.eng)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The loops but the first open their sockets after OnBoot.
+	for deadline := time.Now().Add(time.Second); len(fds) < loops && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+		fds, _ = listenerFDs(s.eng)
+	}
+	if len(fds) != loops {
+		t.Fatalf("%d listening sockets on %s, want %d", len(fds), addr, loops)
+	}
+
+	// The kernel picks a listener by a hash of the connection's addresses:
+	// with 64 connections, a loop left without one is a 4·(3/4)^64 chance.
+	const get = "GET /hello/world HTTP/1.1\r\nHost: h\r\n\r\n"
+	conns := make([]net.Conn, 64)
+	for i := range conns {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		conns[i] = c
+		c.SetDeadline(time.Now().Add(5 * time.Second))
+		io.WriteString(c, get)
+		r, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			t.Fatalf("connection %d: %v", i, err)
+		}
+		if b, _ := io.ReadAll(r.Body); r.StatusCode != 200 || string(b) != string(page.HTML) {
+			t.Fatalf("connection %d: %s, %q", i, r.Status, b)
+		}
+	}
+	s.mu.Lock()
+	used := len(s.loops)
+	s.mu.Unlock()
+	if used != loops {
+		t.Errorf("connections served on %d event loops, want %d", used, loops)
+	}
+	if n := s.active.Load(); n != int64(len(conns)) {
+		t.Errorf("%d connections counted open, want %d", n, len(conns))
+	}
+
+	busy := conns[0]
+	busyBuf := bufio.NewReader(busy)
+	io.WriteString(busy, "GET /hello/world HTTP/1.1\r\nHo")
+	time.Sleep(50 * time.Millisecond)
+	stopped := make(chan struct{})
+	go func() {
+		s.shutdown(3 * time.Second)
+		close(stopped)
+	}()
+	// Draining: every listener closed, whichever one a dial hashes to.
+	for deadline := time.Now().Add(time.Second); ; {
+		c, err := net.DialTimeout("tcp", addr, time.Second)
+		if c != nil {
+			c.Close()
+		}
+		if errors.Is(err, unix.ECONNREFUSED) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("dial during shutdown: %v, want connection refused", err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	for i := range 20 {
+		if c, err := net.DialTimeout("tcp", addr, time.Second); !errors.Is(err, unix.ECONNREFUSED) {
+			if c != nil {
+				c.Close()
+			}
+			t.Fatalf("dial %d during shutdown: %v, want connection refused", i, err)
+		}
+	}
+	io.WriteString(busy, "st: h\r\n\r\n")
+	r, err := http.ReadResponse(busyBuf, nil)
+	if err != nil {
+		t.Fatalf("in-flight request: %v", err)
+	}
+	if b, _ := io.ReadAll(r.Body); r.StatusCode != 200 || !r.Close || string(b) != string(page.HTML) {
+		t.Errorf("in-flight request: %s, close %v, %q", r.Status, r.Close, b)
+	}
+	select {
+	case <-stopped:
+	case <-time.After(5 * time.Second):
+		t.Fatal("shutdown did not return")
+	}
+	if n := s.active.Load(); n != 0 {
+		t.Errorf("%d connections open after shutdown", n)
 	}
 }
