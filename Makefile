@@ -67,13 +67,13 @@ fuzz: ## run the gnet parser fuzzer for FUZZTIME (make test replays its seed cor
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./servers/gnet
 
 bench: build deps ## one run: ceilings, in-memory costs, sweep, idle connections; results/, README and COSTS sections
-	bin/report -run -sweep -docs -out results
+	bin/report -run -sweep -docs -n 100000 -sweep-n 50000 -out results
 
 bench-sweep: build deps ## only the sweep (1 to 10 000 connections) and the idle connections, into results/
-	bin/report -sweep -docs -out results
+	bin/report -sweep -docs -sweep-n 50000 -out results
 
 bench-scale: build deps ## keep-alive ceilings on SCALE_CORES cores of SERVER_CPUS, client on CLIENT_CPUS; efficiency in results/REPORT.md
-	bin/report -scale -cores $(SCALE_CORES) -out results
+	bin/report -scale -cores $(SCALE_CORES) -n 100000 -out results
 
 bench-quick: build ## a smoke run of the benchmarks, about a minute: prints a report, keeps nothing
 	d=$$(mktemp -d) && trap 'rm -rf "$$d"' EXIT && bin/report -run -quick -out "$$d" && cat "$$d/REPORT.md"

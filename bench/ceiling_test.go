@@ -3,6 +3,7 @@ package bench
 import (
 	"errors"
 	"flag"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -43,7 +44,9 @@ func BenchmarkSweep(b *testing.B) {
 	for _, name := range servers() {
 		for _, c := range counts(b, "sweep", *flagSweep) {
 			b.Run(name+"/c="+strconv.Itoa(c), func(b *testing.B) {
-				ceiling(b, cfg, client, name, Load{Mode: KeepAlive, Connections: c})
+				if err := measure(b, cfg, client, name, Load{Mode: KeepAlive, Connections: c}); err != nil {
+					fellOver(b, err)
+				}
 			})
 		}
 	}
@@ -159,13 +162,21 @@ func setup(b *testing.B) (Config, Client) {
 }
 
 func ceiling(b *testing.B, cfg Config, client Client, name string, l Load) {
+	if err := measure(b, cfg, client, name, l); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// measure starts the server, warms it up and measures one run into b's
+// figures, or returns why it could not.
+func measure(b *testing.B, cfg Config, client Client, name string, l Load) error {
 	s := start(b, cfg, name)
 	l.URL = s.URL()
 	if b.N > 1 && *flagWarmup > 0 {
 		w := l
 		w.Requests = *flagWarmup
 		if _, err := client.Run(w); err != nil {
-			b.Fatalf("warm-up: %v", err)
+			return fmt.Errorf("warm-up: %v", err)
 		}
 	}
 	l.Requests = b.N
@@ -173,10 +184,22 @@ func ceiling(b *testing.B, cfg Config, client Client, name string, l Load) {
 	r, err := Measure(s, client, l)
 	b.StopTimer()
 	if err != nil {
-		b.Fatal(err)
+		return err
 	}
 	Report(b, r)
+	return nil
 }
+
+// fellOver records, in the sweep, a server that failed requests at a
+// concurrency: where a stack falls over is a result, with its reason.
+func fellOver(b *testing.B, err error) {
+	b.ReportMetric(0, "ns/op")
+	b.ReportMetric(1, "fell-over")
+	b.Logf("%s%v", fellOverPrefix, err)
+}
+
+// fellOverPrefix starts the log line that says why; the report reads it.
+const fellOverPrefix = "fell over: "
 
 // Report adds r's figures to the benchmark line. The units are the report
 // writer's keys.

@@ -90,8 +90,14 @@ func share(part, total Figure) string {
 	return fmt.Sprintf("%s (%.0f %%)", spread(part, 2), 100*part.Median/total.Median)
 }
 
-// note returns a point's label, or "" when its server was saturated.
-func note(p Point) string { return p.Label }
+// note returns a point's label, or "" when its server was saturated; a
+// server that fell over says in how many rounds, and why.
+func note(p Point) string {
+	if p.FellOver > 0 {
+		return fmt.Sprintf("fell over in %s: %s", plural(p.FellOver, "round"), p.Why)
+	}
+	return p.Label
+}
 
 // pct formats a busy share in percent.
 func pct(f Figure) string {

@@ -84,9 +84,10 @@ func main() {
 	}
 
 	all := map[string]samples{}
+	why := map[string]string{}
 	sections := map[string]Section{}
 	for name, f := range map[string]string{"ceilings": benchFile, "sweep": sweepFile, "scale": scaleFile} {
-		sec, ok, err := readBench(f, all)
+		sec, ok, err := readBench(f, all, why)
 		if err != nil {
 			log.Fatal(err)
 		}
@@ -97,7 +98,7 @@ func main() {
 	if len(all) == 0 {
 		log.Fatalf("no benchmark results in %s, %s or %s: run with -run, -sweep or -scale", benchFile, sweepFile, scaleFile)
 	}
-	rep := build(all, sections, conns)
+	rep := build(all, why, sections, conns)
 	if rep.Clients, err = readClients(filepath.Join(*out, "clients.json")); err != nil {
 		log.Fatal(err)
 	}
@@ -249,7 +250,7 @@ func quote(args []string) string {
 
 // readBench adds the samples of a benchmark file, and returns its section:
 // when it ran and how. A missing file is no section.
-func readBench(file string, into map[string]samples) (Section, bool, error) {
+func readBench(file string, into map[string]samples, why map[string]string) (Section, bool, error) {
 	b, err := os.ReadFile(file)
 	if os.IsNotExist(err) {
 		return Section{}, false, nil
@@ -257,6 +258,6 @@ func readBench(file string, into map[string]samples) (Section, bool, error) {
 	if err != nil {
 		return Section{}, false, err
 	}
-	sec, err := parseBench(bytes.NewReader(b), into)
+	sec, err := parseBench(bytes.NewReader(b), into, why)
 	return sec, err == nil, err
 }

@@ -48,6 +48,10 @@ type Point struct {
 	CPUVsFloor *Figure `json:"cpu_vs_floor,omitempty"`
 	// Label says what bounded a run whose server was not saturated.
 	Label string `json:"label,omitempty"`
+	// FellOver counts the rounds in which the server failed requests, and
+	// Why says why (the first); its figures are of the other rounds.
+	FellOver int    `json:"fell_over_rounds,omitempty"`
+	Why      string `json:"fell_over_why,omitempty"`
 }
 
 // Labels of a run whose server core was under bench.Saturated busy.
@@ -55,6 +59,7 @@ const (
 	LatencyBound = "latency-bound" // one connection: bound by round trips
 	ClientBound  = "client-bound"  // the client's core was saturated
 	Unsaturated  = "unsaturated"   // neither: the reason is unknown
+	FellOver     = "fell over"     // the server failed requests
 )
 
 // label names what bounded a run from the medians of its rounds: nothing
@@ -170,7 +175,7 @@ func point(server, mode string, conns int, s samples) Point {
 }
 
 // build assembles the report from the samples of the benchmark files.
-func build(all map[string]samples, sections map[string]Section, conns int) Report {
+func build(all map[string]samples, why map[string]string, sections map[string]Section, conns int) Report {
 	rep := Report{Sections: sections}
 	// The machine the figures come from: the ceilings', else the sweep's.
 	for _, name := range []string{"sweep", "ceilings"} {
@@ -192,7 +197,11 @@ func build(all map[string]samples, sections map[string]Section, conns int) Repor
 		case strings.HasPrefix(key, "hellobench/bench/BenchmarkSweep/"):
 			server, c, ok := strings.Cut(strings.TrimPrefix(key, "hellobench/bench/BenchmarkSweep/"), "/c=")
 			if n, err := strconv.Atoi(c); ok && err == nil {
-				rep.Sweep = append(rep.Sweep, point(server, "keepalive", n, s))
+				p := point(server, "keepalive", n, s)
+				if f := s["fell-over"]; len(f) > 0 {
+					p.FellOver, p.Why, p.Label = len(f), why[key], FellOver
+				}
+				rep.Sweep = append(rep.Sweep, p)
 			}
 		case strings.HasPrefix(key, "hellobench/bench/BenchmarkScale/"):
 			server, c, ok := strings.Cut(strings.TrimPrefix(key, "hellobench/bench/BenchmarkScale/"), "/cores=")

@@ -13,6 +13,10 @@ import (
 // A sample set is every run of one benchmark: unit → values.
 type samples map[string][]float64
 
+// fellOverPrefix starts the benchmark log line that says why a server
+// fell over (bench's fellOver).
+const fellOverPrefix = "fell over: "
+
 // figure returns every round of unit and their spread.
 func (s samples) figure(unit string) Figure { return figureOf(s[unit]) }
 
@@ -21,9 +25,11 @@ var procSuffix = regexp.MustCompile(`-\d+$`)
 
 // parseBench reads `go test -bench` output and adds the samples by
 // "pkg/BenchmarkName", the package coming from the preceding pkg: line, and
-// returns the date, rounds and commands recorded in it. Lines of other kinds are skipped, as
+// returns the date, rounds and commands recorded in it; why gets, by the
+// same key, the reason a server fell over, from the benchmark's log. Lines of other kinds are skipped, as
 // benchstat skips them.
-func parseBench(r io.Reader, into map[string]samples) (sec Section, err error) {
+func parseBench(r io.Reader, into map[string]samples, why map[string]string) (sec Section, err error) {
+	logged := "" // the benchmark whose log lines follow
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	pkg := ""
@@ -56,6 +62,16 @@ func parseBench(r io.Reader, into map[string]samples) (sec Section, err error) {
 		}
 		if n, ok := strings.CutPrefix(line, roundsPrefix); ok {
 			sec.Rounds, _ = strconv.Atoi(n)
+			continue
+		}
+		if name, ok := strings.CutPrefix(line, "--- BENCH: "); ok {
+			logged = pkg + "/" + procSuffix.ReplaceAllString(strings.TrimSpace(name), "")
+			continue
+		}
+		if _, msg, ok := strings.Cut(line, ".go:"); ok && logged != "" && strings.HasPrefix(line, "    ") {
+			if _, reason, ok := strings.Cut(msg, fellOverPrefix); ok && why[logged] == "" {
+				why[logged] = strings.TrimSpace(reason)
+			}
 			continue
 		}
 		if p, ok := strings.CutPrefix(line, "pkg: "); ok {

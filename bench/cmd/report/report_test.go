@@ -28,25 +28,29 @@ BenchmarkCeiling/floor/keepalive-2 	 20000	 97.0 cpu-%	 60 client-cpu-%	 29.00 c
 BenchmarkCeiling/fcgi/close-2 	 20000	 30.0 app-us/req	 99.0 cpu-%	 80.00 cpu-us/req	 500 p50-us	 8000 p99-us	 12000 req/s	 15 rss-MB
 BenchmarkSweep/nginx/c=1-2 	 1000	 40.0 cpu-%	 20 client-cpu-%	 10.00 cpu-us/req	 50 p50-us	 80 p99-us	 20000 req/s	 8.2 rss-MB
 BenchmarkSweep/nginx/c=10-2 	 1000	 95.0 cpu-%	 20 client-cpu-%	 10.00 cpu-us/req	 150 p50-us	 300 p99-us	 90000 req/s	 8.2 rss-MB
+BenchmarkSweep/nginx/c=5000-2 	 1000	 1 fell-over
+--- BENCH: BenchmarkSweep/nginx/c=5000-2
+    ceiling_test.go:60: fell over: warm-up: 12 non-2xx
 BenchmarkIdle/gnet/c=1000-2 	 1	 0 ns/op	 1000 held	 950 rss-B/conn	 0.5 idle-cpu-ms/s
 `
 
 func parsed(t *testing.T) Report {
 	t.Helper()
 	all := map[string]samples{}
-	sec, err := parseBench(strings.NewReader(sample), all)
+	why := map[string]string{}
+	sec, err := parseBench(strings.NewReader(sample), all, why)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if sec.Date != "2026-12-01 10:00 UTC" || sec.Rounds != 3 || len(sec.Commands) != 1 || sec.Quick {
 		t.Errorf("section %+v", sec)
 	}
-	return build(all, map[string]Section{"ceilings": sec}, 50)
+	return build(all, why, map[string]Section{"ceilings": sec}, 50)
 }
 
 func TestBuild(t *testing.T) {
 	rep := parsed(t)
-	if len(rep.Ceilings) != 4 || len(rep.InMemory) != 2 || len(rep.Sweep) != 2 || len(rep.Idle) != 1 {
+	if len(rep.Ceilings) != 4 || len(rep.InMemory) != 2 || len(rep.Sweep) != 3 || len(rep.Idle) != 1 {
 		t.Fatalf("%d ceilings, %d in-memory, %d sweep points, %d idle", len(rep.Ceilings), len(rep.InMemory), len(rep.Sweep), len(rep.Idle))
 	}
 	// Keep-alive sorts first, in the table's order: nethttp, nginx, floor.
@@ -73,6 +77,9 @@ func TestBuild(t *testing.T) {
 	}
 	if s := rep.Sweep; s[0].Conns != 1 || s[0].Label != LatencyBound || s[1].Label != "" {
 		t.Errorf("sweep labels %q %q", s[0].Label, s[1].Label)
+	}
+	if f := rep.Sweep[2]; f.Conns != 5000 || f.FellOver != 1 || f.Why != "warm-up: 12 non-2xx" || note(f) != "fell over in 1 round: warm-up: 12 non-2xx" {
+		t.Errorf("a server that fell over: %+v", f)
 	}
 	if i := rep.Idle[0]; i.Server != "gnet" || i.Held.Median != 1000 || i.PerConn.Median != 950 {
 		t.Errorf("idle %+v", i)
