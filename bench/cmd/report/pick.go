@@ -38,7 +38,7 @@ func pickRows(rep Report) []pickRow {
 			r.allocs = median(m.AllocsOp, 0)
 		}
 		if cl, ok := cpuOf(rep, s, "close"); ok {
-			r.conn = delta(diff(cl, p.CPU)) + " µs"
+			r.conn = delta(diff(cl, p.CPU))
 		}
 		if i, ok := idleAt(rep, s, 10000); ok {
 			r.perConn = bytesText(i.PerConn.Median)
@@ -64,7 +64,7 @@ func pickTable(rep Report) string {
 		return ""
 	}
 	var b strings.Builder
-	b.WriteString("| stack | CPU per keep-alive request vs nginx | vs the floor | allocs/request | a new connection adds | memory per idle connection (10 000 held) |\n|---|--:|--:|--:|--:|--:|\n")
+	b.WriteString("| stack | CPU per keep-alive request vs nginx | vs the floor | allocs/request | a new connection adds, CPU µs | memory per idle connection (10 000 held) |\n|---|--:|--:|--:|--:|--:|\n")
 	for _, r := range rows {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", r.name, r.vsNginx, r.vsFloor, r.allocs, r.conn, r.perConn)
 	}
