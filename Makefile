@@ -50,7 +50,7 @@ vet: ## go vet, gofmt and staticcheck
 	@test -z "$$(gofmt -l .)" || { echo "gofmt would change:"; gofmt -l .; exit 1; }
 	$(GO) run $(STATICCHECK) ./...
 
-test: deps vet ## run the whole test suite; ends with the skipped tests and why
+test: deps vet bin/bombardier ## run the whole test suite; ends with the skipped tests and why
 	$(GO) test -count=1 -json ./... | $(GO) run ./internal/cmd/skipped
 
 serve-%: build ## build NAME and serve it in the foreground, pinned (serve-fasthttp, ...)
