@@ -72,7 +72,7 @@ func TestClients(t *testing.T) {
 	for _, tg := range servers {
 		t.Run(tg.Name, func(t *testing.T) {
 			t.Parallel()
-			p := tg.start(t, freeAddr(t), 10*time.Second, 60*time.Second)
+			p := tg.start(t, "", 10*time.Second, 60*time.Second)
 			url := "http://" + p.addr + page.Path
 			t.Run("curl", func(t *testing.T) {
 				curl := requireTool(t, "curl", "curl")

@@ -37,7 +37,7 @@ func TestContract(t *testing.T) {
 	for _, tg := range servers {
 		t.Run(tg.Name, func(t *testing.T) {
 			t.Parallel()
-			p := tg.start(t, freeAddr(t), headerTimeout, idleTimeout)
+			p := tg.start(t, "", headerTimeout, idleTimeout)
 			s := &suite{tg: tg, p: p}
 			logBefore := p.stderr.String()
 			t.Run("get", s.get)
@@ -432,7 +432,7 @@ func TestShutdown(t *testing.T) {
 		for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
 			t.Run(tg.Name+"/"+sig.String(), func(t *testing.T) {
 				t.Parallel()
-				p := tg.start(t, freeAddr(t), 10*time.Second, 60*time.Second)
+				p := tg.start(t, "", 10*time.Second, 60*time.Second)
 				idle := dial(t, p.addr) // an idle keep-alive connection must not delay exit
 				idle.send(req("GET", page.Path))
 				idle.read("GET")

@@ -36,9 +36,10 @@ type process struct {
 	stderr *proc.Output
 }
 
-// start starts the server unpinned on addr with the contract's two
-// timeouts, waits until it serves and registers its graceful stop, which
-// must leave no process and no temporary file behind.
+// start starts the server unpinned on addr (a free loopback port when
+// empty) with the contract's two timeouts, waits until it serves and
+// registers its graceful stop, which must leave no process and no
+// temporary file behind.
 func (tg target) start(t *testing.T, addr string, headerTimeout, idleTimeout time.Duration) *process {
 	t.Helper()
 	return tg.startEnv(t, targets.Env{Addr: addr, HeaderTimeout: headerTimeout, IdleTimeout: idleTimeout})
@@ -47,9 +48,6 @@ func (tg target) start(t *testing.T, addr string, headerTimeout, idleTimeout tim
 // startEnv starts the server as e says, with the suite's binaries.
 func (tg target) startEnv(t *testing.T, e targets.Env) *process {
 	t.Helper()
-	if e.Addr == "" {
-		e.Addr = freeAddr(t)
-	}
 	e.Root, e.Bin = "..", binDir
 	in, err := tg.Start(e)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -63,8 +64,24 @@ const grace = 5 * time.Second
 
 // Start starts t as e says, in its own process group, and waits until it
 // serves. Its files (configs, sockets, TMPDIR) live in a private directory
-// that Stop removes.
+// that Stop removes. When e.Addr is empty, Start picks a free loopback
+// port, and picks again if another process takes it before t listens.
 func (t Target) Start(e Env) (*Instance, error) {
+	if e.Addr != "" {
+		return t.startAt(e)
+	}
+	var err error
+	for range 3 {
+		var in *Instance
+		if in, err = t.startAt(e); err == nil || !strings.Contains(err.Error(), "already in use") {
+			return in, err
+		}
+	}
+	return nil, err
+}
+
+// startAt starts t on e.Addr, or a free port when it is empty.
+func (t Target) startAt(e Env) (*Instance, error) {
 	if err := freeAddr(&e.Addr); err != nil {
 		return nil, fmt.Errorf("%s: %v", t.Name, err)
 	}

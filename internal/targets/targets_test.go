@@ -17,7 +17,9 @@ func TestTableMatchesTree(t *testing.T) {
 	}
 	var dirs []string
 	for _, e := range ents {
-		if e.IsDir() {
+		// servers/internal holds the guards two servers on the same
+		// stack share; it is not a server.
+		if e.IsDir() && e.Name() != "internal" {
 			dirs = append(dirs, e.Name())
 		}
 	}

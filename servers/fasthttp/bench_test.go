@@ -1,6 +1,7 @@
 package main
 
 import (
+	"hellobench/servers/internal/fasthttpguard"
 	"net"
 	"testing"
 	"time"
@@ -13,7 +14,7 @@ import (
 // through the framing guard as main serves.
 
 func serve(l net.Listener) error {
-	return newServer(10*time.Second, 60*time.Second).Serve(strictListener{l})
+	return newServer(10*time.Second, 60*time.Second).Serve(fasthttpguard.Listener{Listener: l})
 }
 
 func BenchmarkServeKeepAlive(b *testing.B) {

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"hellobench/servers/internal/fasthttpguard"
 	"io"
 	"net"
 	"net/http"
@@ -41,7 +42,7 @@ func TestFDServer(t *testing.T) {
 	}
 	fmt.Println(ln.Addr())
 	srv := newServer(10*time.Second, 10*time.Second)
-	t.Fatal(srv.Serve(strictListener{&retryListener{Listener: ln}}))
+	t.Fatal(srv.Serve(fasthttpguard.Listener{Listener: &fasthttpguard.RetryListener{Listener: ln}}))
 }
 
 // TestFDExhaustion floods a server limited to fdLimit descriptors with

@@ -1,8 +1,8 @@
 // Command fasthttp serves the hellobench page with github.com/valyala/fasthttp:
 // one RequestHandler that routes on ctx.Path, as fasthttp's own examples do,
 // behind a guard that refuses requests whose framing RFC 9112 asks a server
-// to refuse and fasthttp accepts (guard.go), on a listener that waits out a
-// lack of file descriptors (listener.go).
+// to refuse and fasthttp accepts, on a listener that waits out a lack of
+// file descriptors (both in servers/internal/fasthttpguard).
 //
 // With -bare it serves as fasthttp does out of the box, without the guard.
 // With -prefork it serves in fasthttp's multi-process form (prefork.go).
@@ -25,6 +25,7 @@ import (
 	"github.com/valyala/fasthttp/prefork"
 
 	"hellobench/page"
+	"hellobench/servers/internal/fasthttpguard"
 )
 
 var (
@@ -81,10 +82,10 @@ func newServer(headerTimeout, idleTimeout time.Duration) *fasthttp.Server {
 func parseError(ctx *fasthttp.RequestCtx, err error) {
 	var small *fasthttp.ErrSmallBuffer
 	var nerr net.Error
-	var ferr *framingError
+	var ferr *fasthttpguard.Error
 	switch {
-	case errors.As(err, &ferr): // guard.go
-		ctx.Error(fasthttp.StatusMessage(ferr.status), ferr.status)
+	case errors.As(err, &ferr):
+		ctx.Error(fasthttp.StatusMessage(ferr.Status), ferr.Status)
 	case errors.As(err, &small):
 		ctx.Error("Request Header Fields Too Large", fasthttp.StatusRequestHeaderFieldsTooLarge)
 	case errors.As(err, &nerr) && nerr.Timeout():
@@ -146,9 +147,9 @@ func serveUntil(srv *fasthttp.Server, ln net.Listener, bare bool, sig <-chan os.
 			log.Printf("fasthttp: shutdown: %v", err)
 		}
 	}()
-	ln = &retryListener{Listener: ln}
+	ln = &fasthttpguard.RetryListener{Listener: ln}
 	if !bare {
-		ln = strictListener{ln} // guard.go
+		ln = fasthttpguard.Listener{Listener: ln}
 	}
 	if err := srv.Serve(ln); err != nil {
 		return err

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"hellobench/servers/internal/fasthttpguard"
 	"io"
 	"net"
 	"net/http"
@@ -41,7 +42,7 @@ func TestFDServer(t *testing.T) {
 	}
 	fmt.Println(ln.Addr())
 	app := newApp(10*time.Second, 10*time.Second)
-	t.Fatal(app.Listener(strictListener{&retryListener{Listener: ln}}))
+	t.Fatal(app.Listener(fasthttpguard.Listener{Listener: &fasthttpguard.RetryListener{Listener: ln}}))
 }
 
 // TestFDExhaustion floods a server limited to fdLimit descriptors with

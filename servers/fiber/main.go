@@ -1,8 +1,8 @@
 // Command fiber serves the hellobench page with github.com/gofiber/fiber/v2,
 // the Express-style router on top of fasthttp, behind a guard that refuses
 // requests whose framing RFC 9112 asks a server to refuse and fasthttp
-// accepts (guard.go), on a listener that waits out a lack of file
-// descriptors (listener.go).
+// accepts, on a listener that waits out a lack of file descriptors (both
+// in servers/internal/fasthttpguard).
 //
 // With -bare it serves as fiber does out of the box, without the guard.
 package main
@@ -22,6 +22,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"hellobench/page"
+	"hellobench/servers/internal/fasthttpguard"
 )
 
 func newApp(headerTimeout, idleTimeout time.Duration) *fiber.App {
@@ -43,12 +44,12 @@ func newApp(headerTimeout, idleTimeout time.Duration) *fiber.App {
 	})
 
 	// fiber answers a request fasthttp could not read with 400 (or 408, 413,
-	// 431); the framing guard's errors carry their own status (guard.go).
+	// 431); the framing guard's errors carry their own status (fasthttpguard.Error).
 	onError := app.Server().ErrorHandler
 	app.Server().ErrorHandler = func(ctx *fasthttp.RequestCtx, err error) {
-		var ferr *framingError
+		var ferr *fasthttpguard.Error
 		if errors.As(err, &ferr) {
-			ctx.Error(fasthttp.StatusMessage(ferr.status), ferr.status)
+			ctx.Error(fasthttp.StatusMessage(ferr.Status), ferr.Status)
 			return
 		}
 		onError(ctx, err)
@@ -107,9 +108,9 @@ func main() {
 	}()
 
 	log.Printf("fiber: listening on %s (GOMAXPROCS=%d)", ln.Addr(), runtime.GOMAXPROCS(0))
-	ln = &retryListener{Listener: ln}
+	ln = &fasthttpguard.RetryListener{Listener: ln}
 	if !*bare {
-		ln = strictListener{ln} // guard.go
+		ln = fasthttpguard.Listener{Listener: ln}
 	}
 	if err := app.Listener(ln); err != nil {
 		log.Fatalf("fiber: %v", err)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"hellobench/bench/memconn"
+	"hellobench/servers/internal/nethttpguard"
 )
 
 // The server loop without a network: gin's engine on http.Server.Serve,
@@ -13,7 +14,7 @@ import (
 // server_timing_test.go, through the framing guard as main serves.
 
 func serve(l net.Listener) error {
-	return newServer("", 10*time.Second, 60*time.Second, false).Serve(strictListener{l})
+	return newServer("", 10*time.Second, 60*time.Second, false).Serve(nethttpguard.Listener{Listener: l})
 }
 
 func BenchmarkServeKeepAlive(b *testing.B) {

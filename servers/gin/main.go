@@ -1,7 +1,7 @@
 // Command gin serves the hellobench page with github.com/gin-gonic/gin in
 // release mode, on net/http's server, behind a guard that refuses requests
 // whose framing RFC 9112 asks a server to refuse and net/http accepts: a
-// listener (framing.go) and a middleware (strict).
+// listener (servers/internal/nethttpguard) and a middleware (strict).
 //
 // With -bare it serves as gin and net/http do out of the box, without that
 // guard.
@@ -24,6 +24,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"hellobench/page"
+	"hellobench/servers/internal/nethttpguard"
 )
 
 func hello(c *gin.Context) {
@@ -56,8 +57,8 @@ func newRouter(bare bool) *gin.Engine {
 // closes the connection.
 const maxDrain = 256 << 10
 
-// strict is the middleware half of the framing guard (framing.go has the
-// connection's half).
+// strict is the middleware half of the framing guard (package
+// nethttpguard has the connection's half).
 func strict(c *gin.Context) {
 	// net/http serves HTTP/1.2 and up as 1.1 (RFC 9110 section 2.5 allows
 	// it) and passes "PRI * HTTP/2.0" on for a handler to take over; the
@@ -92,7 +93,7 @@ func newServer(addr string, headerTimeout, idleTimeout time.Duration, bare bool)
 		MaxHeaderBytes: 4 << 10,
 		// net/http's own errors, such as a failed Accept, at most one line
 		// a second.
-		ErrorLog: log.New(newRateLimited(gin.DefaultErrorWriter, time.Second), "gin: ", 0),
+		ErrorLog: log.New(nethttpguard.NewRateLimited(gin.DefaultErrorWriter, time.Second), "gin: ", 0),
 	}
 }
 
@@ -113,7 +114,7 @@ func main() {
 		log.Fatalf("gin: %v", err)
 	}
 	if !*bare {
-		ln = strictListener{ln}
+		ln = nethttpguard.Listener{Listener: ln}
 	}
 
 	done := make(chan struct{})

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"hellobench/bench/memconn"
+	"hellobench/servers/internal/nethttpguard"
 )
 
 // The server loop without a network: http.Server.Serve over in-memory
@@ -13,7 +14,7 @@ import (
 // through the framing guard as main serves.
 
 func serve(l net.Listener) error {
-	return newServer("", 10*time.Second, 60*time.Second, false).Serve(strictListener{l})
+	return newServer("", 10*time.Second, 60*time.Second, false).Serve(nethttpguard.Listener{Listener: l})
 }
 
 func BenchmarkServeKeepAlive(b *testing.B) {

@@ -1,7 +1,7 @@
 // Command nethttp serves the hellobench page with net/http alone: a ServeMux
 // with a Go 1.22 method pattern and an http.Server with the contract's
 // limits, behind a guard that refuses requests whose framing RFC 9112 asks
-// a server to refuse and net/http accepts (framing.go).
+// a server to refuse and net/http accepts (servers/internal/nethttpguard).
 //
 // With -bare it serves as net/http does out of the box, without that guard.
 package main
@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"hellobench/page"
+	"hellobench/servers/internal/nethttpguard"
 )
 
 var contentLength = strconv.Itoa(page.Size)
@@ -59,7 +60,7 @@ func newServer(addr string, headerTimeout, idleTimeout time.Duration, bare bool)
 		MaxHeaderBytes: 4 << 10,
 		// No per-request logging: errors such as a failed Accept only, at
 		// most one line a second.
-		ErrorLog: log.New(newRateLimited(os.Stderr, time.Second), "nethttp: ", 0),
+		ErrorLog: log.New(nethttpguard.NewRateLimited(os.Stderr, time.Second), "nethttp: ", 0),
 	}
 }
 
@@ -68,8 +69,8 @@ func newServer(addr string, headerTimeout, idleTimeout time.Duration, bare bool)
 // closes the connection.
 const maxDrain = 256 << 10
 
-// strict is the handler's half of the framing guard (framing.go has the
-// connection's half).
+// strict is the handler's half of the framing guard (package
+// nethttpguard has the connection's half).
 func strict(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// net/http serves HTTP/1.2 and up as 1.1 (RFC 9110 section 2.5
@@ -112,7 +113,7 @@ func main() {
 		log.Fatalf("nethttp: %v", err)
 	}
 	if !*bare {
-		ln = strictListener{ln}
+		ln = nethttpguard.Listener{Listener: ln}
 	}
 
 	done := make(chan struct{})

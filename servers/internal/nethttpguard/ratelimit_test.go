@@ -1,4 +1,4 @@
-package main
+package nethttpguard
 
 import (
 	"log"
@@ -29,7 +29,7 @@ func (s *syncBuilder) String() string {
 func TestRateLimited(t *testing.T) {
 	const every = 500 * time.Millisecond
 	var out syncBuilder
-	l := log.New(newRateLimited(&out, every), "x: ", 0)
+	l := log.New(NewRateLimited(&out, every), "x: ", 0)
 	for i := range 50 {
 		l.Printf("accept error %d", i)
 	}

@@ -1,4 +1,4 @@
-package main
+package nethttpguard
 
 import (
 	"bytes"
@@ -8,11 +8,11 @@ import (
 	"time"
 )
 
-// A rateLimited writer writes at most one log line per interval: the
+// A RateLimited writer writes at most one log line per interval: the
 // latest, with the count of the lines it stands for. net/http logs every
 // failed Accept: out of file descriptors, that is a line each few
 // milliseconds while it backs off and keeps serving.
-type rateLimited struct {
+type RateLimited struct {
 	mu     sync.Mutex
 	w      io.Writer
 	every  time.Duration
@@ -22,13 +22,13 @@ type rateLimited struct {
 	report *time.Timer // writes the held line when the interval is over
 }
 
-func newRateLimited(w io.Writer, every time.Duration) *rateLimited {
-	return &rateLimited{w: w, every: every}
+func NewRateLimited(w io.Writer, every time.Duration) *RateLimited {
+	return &RateLimited{w: w, every: every}
 }
 
 // Write takes p, one line of a log.Logger, and writes it now if the
 // interval since the last line is over, or else at its end.
-func (r *rateLimited) Write(p []byte) (int, error) {
+func (r *RateLimited) Write(p []byte) (int, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.held = append(r.held[:0], p...)
@@ -42,7 +42,7 @@ func (r *rateLimited) Write(p []byte) (int, error) {
 	return len(p), r.writeHeld()
 }
 
-func (r *rateLimited) flush() {
+func (r *RateLimited) flush() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.report = nil
@@ -52,7 +52,7 @@ func (r *rateLimited) flush() {
 }
 
 // writeHeld writes the held line, saying how many lines it stands for.
-func (r *rateLimited) writeHeld() error {
+func (r *RateLimited) writeHeld() error {
 	if r.report != nil {
 		r.report.Stop()
 		r.report = nil

@@ -1,24 +1,29 @@
-package main
+// Package fasthttpguard serves the servers that run on fasthttp's server
+// (fasthttp and fiber): a framing guard, a listener whose connections pass
+// on only well-framed requests (RFC 9112), with the status to answer what
+// it refuses, and a listener that waits out a process out of descriptors
+// instead of ending the server. The servers use the guard unless started
+// with -bare.
+package fasthttpguard
 
 import (
 	"bytes"
 	"net"
 )
 
-// The framing guard. fasthttp, which fiber serves with, is lenient where
-// RFC 9112 asks a server to refuse, and where a front server that reads
-// the same bytes otherwise would let a request be smuggled past it
-// (section 11.2). It answers a request with both Content-Length and
-// Transfer-Encoding (closing after); reads "Transfer-Encoding: identity" as
-// no body; keeps a field name with a space in it as an ordinary field; and
-// decodes a chunked body before any handler runs, taking "2;" and
-// "2;a=\"b" (any extension text) and "a " (whitespace after the size),
-// which section 7.1.1 does not allow. The chunk lines are gone by the time
-// a handler runs, so the guard reads what arrives: each connection's bytes
-// pass through a scanner that follows the requests' framing, strictly, and
-// ends the stream at the first error.
-// fasthttp then fails to read the request and answers the error's status,
-// 400 or 501 (see newApp), and closes.
+// The framing guard. fasthttp is lenient where RFC 9112 asks a server to
+// refuse, and where a front server that reads the same bytes otherwise
+// would let a request be smuggled past it (section 11.2). It answers a
+// request with both Content-Length and Transfer-Encoding (closing after);
+// reads "Transfer-Encoding: identity" as no body; keeps a field name with a
+// space in it as an ordinary field; and decodes a chunked body before any
+// handler runs, taking "2;" and "2;a=\"b" (any extension text) and "a "
+// (whitespace after the size), which section 7.1.1 does not allow. The
+// chunk lines are gone by the time a handler runs, so the guard reads what
+// arrives: each connection's bytes pass through a scanner that follows the
+// requests' framing, strictly, and ends the stream at the first error.
+// fasthttp then fails to read the request and answers the error's status
+// (parseError), 400 or 501, and closes.
 //
 // The scanner accepts a subset of what fasthttp accepts, in which both
 // frame every request alike: lines end in CRLF (section 2.2 lets a server
@@ -29,21 +34,22 @@ import (
 // check. On a plain GET it costs a pass over the field names and a search
 // for each line's end, and no allocation.
 
-// A framingError is what the guard refuses, and the status to answer.
-type framingError struct {
-	status int
+// An Error is what the guard refuses, and the status to answer.
+type Error struct {
+	Status int
 	reason string
 }
 
-func (e *framingError) Error() string { return "framing: " + e.reason }
+func (e *Error) Error() string { return "framing: " + e.reason }
 
 // refuse returns the error for a request to answer with 400.
-func refuse(reason string) error { return &framingError{400, reason} }
+func refuse(reason string) error { return &Error{400, reason} }
 
-// strictListener hands out connections whose requests are checked.
-type strictListener struct{ net.Listener }
+// Listener hands out connections whose requests are checked: wrap the
+// listener fasthttp serves with it.
+type Listener struct{ net.Listener }
 
-func (l strictListener) Accept() (net.Conn, error) {
+func (l Listener) Accept() (net.Conn, error) {
 	c, err := l.Listener.Accept()
 	if err != nil {
 		return nil, err
@@ -309,7 +315,7 @@ func codingError(v []byte) error {
 		}
 	}
 	if chunked == 1 && last && !empty {
-		return &framingError{501, "transfer coding not implemented"}
+		return &Error{501, "transfer coding not implemented"}
 	}
 	return refuse("chunked is not the final transfer coding, once")
 }

@@ -1,4 +1,8 @@
-package main
+// Package nethttpguard is the framing guard of the servers that run on
+// net/http's server (nethttp and gin): a listener whose connections pass
+// on only well-framed requests (RFC 9112), and a writer that rate-limits
+// net/http's error log. The servers use it unless started with -bare.
+package nethttpguard
 
 import (
 	"bytes"
@@ -26,10 +30,11 @@ type framingError string
 
 func (e framingError) Error() string { return "framing: " + string(e) }
 
-// strictListener hands out connections whose requests are checked.
-type strictListener struct{ net.Listener }
+// Listener hands out connections whose requests are checked: wrap the
+// listener net/http serves with it.
+type Listener struct{ net.Listener }
 
-func (l strictListener) Accept() (net.Conn, error) {
+func (l Listener) Accept() (net.Conn, error) {
 	c, err := l.Listener.Accept()
 	if err != nil {
 		return nil, err // as is: net/http retries a temporary error

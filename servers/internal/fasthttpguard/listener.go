@@ -1,4 +1,4 @@
-package main
+package fasthttpguard
 
 import (
 	"errors"
@@ -8,17 +8,16 @@ import (
 	"time"
 )
 
-// App.Listener serves with fasthttp.Server.Serve, which returns on any
-// accept error but a timeout, so a process out of file descriptors (EMFILE,
-// or ENFILE for the whole system) would stop serving at the first connection
-// it could not take: a flood of connections would end the server.
-// retryListener turns those errors into a wait, as net/http's Server.Serve
-// does: the connection stays queued in the kernel, and Accept tries again
-// after a pause that doubles from 5 ms, up to 100 ms so that the server
-// serves again within that once descriptors are freed. While exhausted it
-// wakes ten times a second at most, and logs once a second at most, with a
-// count.
-type retryListener struct {
+// fasthttp.Server.Serve returns on any accept error but a timeout, so a
+// process out of file descriptors (EMFILE, or ENFILE for the whole system)
+// would stop serving at the first connection it could not take: a flood of
+// connections would end the server. RetryListener turns those errors into a
+// wait, as net/http's Server.Serve does: the connection stays queued in the
+// kernel, and Accept tries again after a pause that doubles from 5 ms, up to
+// 100 ms so that the server serves again within that once descriptors are
+// freed. While exhausted it wakes ten times a second at most, and logs once
+// a second at most, with a count.
+type RetryListener struct {
 	net.Listener
 
 	// Accept is called from one goroutine, Serve's loop.
@@ -31,7 +30,7 @@ const (
 	maxRetry = 100 * time.Millisecond
 )
 
-func (l *retryListener) Accept() (net.Conn, error) {
+func (l *RetryListener) Accept() (net.Conn, error) {
 	wait := minRetry
 	for {
 		c, err := l.Listener.Accept()
@@ -40,7 +39,7 @@ func (l *retryListener) Accept() (net.Conn, error) {
 		}
 		l.failed++
 		if now := time.Now(); now.Sub(l.logged) >= time.Second {
-			log.Printf("fiber: accept: %v (%d times since the last report); retrying", err, l.failed)
+			log.Printf("fasthttp: accept: %v (%d times since the last report); retrying", err, l.failed)
 			l.failed, l.logged = 0, now
 		}
 		time.Sleep(wait)
