@@ -26,6 +26,7 @@ SERVERS := $(shell $(GO) run ./bench/cmd/targets)
 TOOLS   := loadgen floor versus clients report serve targets
 # bombardier, one of the clients compare-clients runs, at a pinned version.
 BOMBARDIER := github.com/codesenberg/bombardier@v1.2.6
+BENCHSTAT  := golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da
 # How long make fuzz runs each fuzz target.
 FUZZTIME ?= 30s
 # staticcheck, run through the Go toolchain at a pinned version.
@@ -87,8 +88,17 @@ compare-gnet: build deps ## gnet vs nginx vs fasthttp, -c50, server CPU per requ
 compare-fcgi: build deps ## the FastCGI hop: lighttpd+fcgi vs nethttp vs lighttpd static, side by side
 	bin/versus -client wrk -c 50 -d 5s -rounds 3 fcgi nethttp lighttpd-static
 
-compare-guards: build deps ## what the framing guards cost on a plain GET: each server against itself -bare, side by side; results/guards.txt
-	bin/versus -client loadgen -c 50 -d 3s -rounds 5 -pairs nethttp nethttp/bare gin gin/bare fasthttp fasthttp/bare fiber fiber/bare | tee results/guards.txt
+# Three views of one cost, each side by side: over the network (versus,
+# guarded and bare alternating), in memory (BenchmarkGuard, whose -count
+# rounds alternate them; benchstat compares) and the scanner alone.
+compare-guards: build deps bin/benchstat ## what the framing guards cost on a plain GET: each server against itself -bare, side by side; results/guards.txt
+	bin/versus -client loadgen -c 50 -d 3s -rounds 7 -pairs nethttp nethttp/bare gin gin/bare fasthttp fasthttp/bare fiber fiber/bare | tee results/guards.txt
+	taskset -c $(CPU) $(GO) test -run '^$$' -bench '^Benchmark(Guard|Scan)$$' -benchtime 0.5s -count 10 ./servers/nethttp ./servers/gin ./servers/fasthttp ./servers/fiber ./servers/internal/... > results/guards-bench.txt
+	bin/benchstat -col /guard -filter '.name:Guard .unit:sec/op' results/guards-bench.txt | tee -a results/guards.txt
+	bin/benchstat -filter '.name:Scan .unit:sec/op' results/guards-bench.txt | tee -a results/guards.txt
+
+bin/benchstat:
+	GOBIN=$(CURDIR)/bin $(GO) install $(BENCHSTAT)
 
 bin/bombardier:
 	GOBIN=$(CURDIR)/bin $(GO) install $(BOMBARDIER)

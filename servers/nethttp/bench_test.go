@@ -24,3 +24,25 @@ func BenchmarkServeKeepAlive(b *testing.B) {
 func BenchmarkServeClose(b *testing.B) {
 	memconn.Bench(b, serve, []byte("GET /hello/world HTTP/1.1\r\nHost: bench\r\nConnection: close\r\n\r\n"), false)
 }
+
+// BenchmarkGuard is what the framing guard costs on a plain GET: the same
+// keep-alive loop with the guard (as main serves) and without it (-bare),
+// one after the other in each -count round, so that benchstat compares
+// them side by side: go test -bench Guard -count 10 | benchstat -col /guard.
+func BenchmarkGuard(b *testing.B) {
+	req := []byte("GET /hello/world HTTP/1.1\r\nHost: bench\r\n\r\n")
+	for _, bare := range []bool{false, true} {
+		name := "guard=on"
+		if bare {
+			name = "guard=off"
+		}
+		b.Run(name, func(b *testing.B) {
+			memconn.Bench(b, func(l net.Listener) error {
+				if !bare {
+					l = nethttpguard.Listener{Listener: l}
+				}
+				return newServer("", 10*time.Second, 60*time.Second, bare).Serve(l)
+			}, req, true)
+		})
+	}
+}

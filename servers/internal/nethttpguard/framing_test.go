@@ -120,3 +120,15 @@ func TestStrictConnError(t *testing.T) {
 		t.Errorf("the next read returned %v, want the framing error again", err2)
 	}
 }
+
+// BenchmarkScan is the guard's cost on a plain GET.
+func BenchmarkScan(b *testing.B) {
+	req := []byte("GET /hello/world HTTP/1.1\r\nHost: bench\r\n\r\n")
+	var s scanner
+	b.SetBytes(int64(len(req)))
+	for b.Loop() {
+		if n, err := s.scan(req); err != nil || n != len(req) {
+			b.Fatalf("scan: %d of %d bytes, %v", n, len(req), err)
+		}
+	}
+}
