@@ -8,11 +8,15 @@
 // responses are parsed incrementally as they come and counted; a request
 // allocates nothing. A loop does its socket I/O through an engine (see
 // EngineURing): under load an io_uring ring, where one system call submits
-// every send and receive due and reaps a batch of completions, so a request
-// costs a small share of a system call; otherwise an epoll set over
-// non-blocking sockets, where a request costs a write, a read and a share of
-// an epoll_wait. A connection has at most one send in flight, so requests
-// reach the server whole and in order.
+// every send due and reaps a batch of completions, each connection's
+// receive staying armed (multishot) with buffers the kernel takes as bytes
+// come, so a request costs a small share of a system call; otherwise an
+// epoll set over non-blocking sockets, where a request costs a write, a read
+// and a share of an epoll_wait. A connection has at most one send in flight,
+// so requests reach the server whole and in order. A closed loop pipelining
+// sets each socket's SO_RCVLOWAT to the least its batch's answers can
+// amount to, so that it is woken and reads once per batch rather than once
+// per response (lowat.go).
 //
 // # Counting
 //
@@ -42,7 +46,8 @@
 // a batch, and that wait is in their latency. Likewise, at a rate of more
 // than one request per 20 µs a loop, the requests due within 20 µs are sent
 // together, up to 20 µs after their intended times, which their latencies
-// include.
+// include. A pipelined request's last byte is handled with its batch's
+// (the socket wakes the loop once the batch's answers can all be there).
 //
 // Each loop records into its own HDR histograms (1 ns to 1 h, 3 significant
 // digits) and counters; they are merged when the run ends.
@@ -117,14 +122,13 @@ type Config struct {
 // The I/O engines. io_uring submits a batch of sends and receives and reaps
 // a batch of completions in one system call, and under load its loop sleeps
 // until several are ready; epoll costs a system call per send and per
-// receive and a wake-up per readiness. io_uring needs Linux 6.1 or later.
+// receive and a wake-up per readiness. io_uring needs Linux 6.3 or later.
 const (
 	EngineURing = "io_uring"
 	EngineEpoll = "epoll"
 )
 
-// maxPipeline bounds Config.Pipeline; maxConns bounds Config.Concurrency,
-// as io_uring tags a receive with its buffer's index in 24 bits.
+// maxPipeline bounds Config.Pipeline; maxConns bounds Config.Concurrency.
 const (
 	maxPipeline = 1024
 	maxConns    = 1 << 20

@@ -69,6 +69,7 @@ type conn struct {
 	connDur time.Duration // establishment time, not yet given to a request
 	active  time.Duration // last send or received byte, for the timeout
 	firstRd time.Duration // first byte of the current response
+	mark    int           // the socket's SO_RCVLOWAT, when set (lowat.go)
 }
 
 // loop drives its connections on one OS thread through one engine. It knows
@@ -85,12 +86,17 @@ type loop struct {
 	s      *stats
 	done   atomic.Int64 // requests counted, for progress
 
-	pace     *pacer        // the schedule, with a rate; nil: closed loop
-	left     int           // requests not yet sent; -1: no limit
-	inflight int           // requests sent (or to send) and not yet counted
-	check    time.Duration // next timeout scan
-	revive   []int32       // connections to open again after a failed connect
-	err      error         // the run's end: the target is not there, or the engine failed
+	pace      *pacer        // the schedule, with a rate; nil: closed loop
+	left      int           // requests not yet sent; -1: no limit
+	inflight  int           // requests sent (or to send) and not yet counted
+	check     time.Duration // next timeout scan
+	revive    []int32       // connections to open again after a failed connect
+	marks     bool          // set receive marks (lowat.go)
+	minResp   int64         // the smallest whole response seen, bytes
+	batchTime time.Duration // how long batches take, recently
+	unstallAt time.Duration // next check for a stalled mark
+	marked    int           // marks set, for tests
+	err       error         // the run's end: the target is not there, or the engine failed
 }
 
 func newLoop(cfg *Config, t *target, req []byte, sh *shared, conns, left int, pace *pacer, engine string) *loop {
@@ -105,6 +111,7 @@ func newLoop(cfg *Config, t *target, req []byte, sh *shared, conns, left int, pa
 		pace:   pace,
 		left:   left,
 	}
+	l.marks = l.marking()
 	for range cfg.Pipeline {
 		l.batch = append(l.batch, req...)
 	}
@@ -172,6 +179,10 @@ func (l *loop) tick(now time.Duration) {
 	if l.check > 0 && now >= l.check {
 		l.expire(now)
 		l.check = now + l.cfg.Timeout/4
+	}
+	if l.marks && now >= l.unstallAt {
+		l.unstall(now)
+		l.unstallAt = now + stallMin/2
 	}
 	l.done.Store(l.s.complete + l.s.failures.total())
 }
@@ -407,6 +418,7 @@ func (l *loop) flush(c *conn, now time.Duration) {
 		return
 	}
 	c.sending = !done
+	l.mark(c)
 }
 
 // sent is the engine's word that c's send in flight is done.
@@ -450,6 +462,9 @@ func (l *loop) received(c *conn, b []byte, now time.Duration) bool {
 	}
 	if c.gen != gen || c.state != open {
 		return false
+	}
+	if c.inflight > c.unsent {
+		l.mark(c) // part of a batch read: lower the mark to the rest
 	}
 	l.eng.receive(c)
 	return true
@@ -529,8 +544,13 @@ func (l *loop) complete(c *conn, now time.Duration) {
 	c.head++
 	c.inflight--
 	l.inflight--
+	batch := time.Duration(0)
 	if c.inflight == 0 {
 		c.q, c.head = c.q[:0], 0
+		batch = now - r.sent
+	}
+	if l.marks {
+		l.answered(p.size, p.keepAlive, batch)
 	}
 	c.p.reset()
 }
@@ -635,6 +655,7 @@ func (l *loop) drop(c *conn) {
 	c.fd = -1
 	c.state = closed
 	c.sending = false
+	c.mark = 0
 	c.p.reset()
 }
 

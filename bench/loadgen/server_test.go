@@ -31,6 +31,7 @@ type testServer struct {
 	delay      time.Duration // before each response
 	answerOnly []int         // connection i (from 0) answers answerOnly[i] requests, then closes without a word
 	resetAll   bool          // reset every connection once a request is in, answering nothing
+	padUntil   int64         // responses to the first padUntil requests carry a padding field
 
 	wg sync.WaitGroup
 }
@@ -191,6 +192,9 @@ func (s *testServer) response(out []byte, n int64, keep bool) []byte {
 		return append(out, body...)
 	}
 	out = append(out, "HTTP/1.1 200 OK\r\nServer: test\r\n"...)
+	if n <= s.padUntil {
+		out = append(out, "X-Pad: 0123456789abcdef\r\n"...)
+	}
 	if keep {
 		out = append(out, "Connection: keep-alive\r\n"...)
 	} else {

@@ -13,11 +13,14 @@ import (
 )
 
 const (
-	// recvSize is each connection's receive buffer under io_uring, where
-	// every connection has a receive posted at once; smaller past
+	// recvSize is the size of each receive buffer; smaller past
 	// manyConns connections, to bound the memory.
 	recvSize  = 16 << 10
 	manyConns = 4096
+	// maxBufs bounds the receive buffers a loop provides the kernel: two
+	// per connection, so that a burst of completions for every connection
+	// between two reaps finds one.
+	maxBufs = 4096
 	// drainWait bounds how long a shutdown waits for the kernel to finish
 	// the operations it holds; past it their memory is kept for good.
 	drainWait = 10 * time.Second
@@ -27,37 +30,37 @@ const (
 // closes are queued as submissions; one io_uring_enter submits them all and
 // waits for completions, which wait hands to the loop.
 //
-// The engine counts the operations whose completion it has not reaped:
-// memory an operation points at (a receive buffer, the loop's request
-// bytes) is reused or freed only after its completion. So a connection's
-// socket, closed with a receive still posted, leaves that buffer to the
-// receive's completion, and the next socket takes another. Every operation
-// posts a completion, but a send the loop awaits the answers to (a closed
-// loop): that posts one only if it fails, and is linked to a receive, which
-// the kernel starts only once the send is done, so that one completion, the
-// receive's or the failed send's (the receive is then cancelled without
-// one), covers the pair. Under load this saves a completion per send, which
-// would otherwise end a gathering wait early.
+// Each connection has one multishot receive: posted once, it completes
+// each time bytes arrive, into a buffer the kernel takes from a ring of
+// buffers the engine provides (bufRing), and stays armed. A receive posted
+// per response would cost, per response, a first try that finds nothing,
+// arming a poll on the socket and the try again when it fires: with
+// requests pipelined, that was most of the client's CPU beyond TCP itself.
+// A buffer goes back to the ring once the loop has parsed its bytes.
+//
+// The engine counts the operations whose last completion it has not
+// reaped: memory an operation points at (the provided buffers, the loop's
+// request bytes) is freed only after it. A multishot receive ends with a
+// completion without the "more" flag: when its socket is closed (the close
+// cancels it), at the stream's end or an error, or when no buffer was free,
+// and the loop's next receive then posts it again.
 type uring struct {
-	l       *loop
-	r       *ring
-	sa      rawSockaddr // the target, for connect
-	socks   []usock     // by connection
-	bufs    [][]byte    // receive buffers
-	free    []int32     // receive buffers no operation holds
-	bufSize int
-	ops     int   // operations queued or in the kernel whose completion is not reaped
-	slow    int   // receives and connects among them: they wait on the network
-	quick   int   // sends, cancels and closes queued since the last enter
-	err     error // the first failure to queue an operation: it ends the run
+	l     *loop
+	r     *ring
+	sa    rawSockaddr // the target, for connect
+	socks []usock     // by connection
+	bufs  *bufRing
+	ops   int   // operations queued or in the kernel whose last completion is not reaped
+	slow  int   // receives and connects among them: they wait on the network
+	quick int   // sends, cancels and closes queued since the last enter
+	err   error // the first failure to queue an operation: it ends the run
 }
 
 // usock is the engine's state of a connection's current socket.
 type usock struct {
-	ops     int   // its connect, send and receive not yet completed
-	buf     int32 // its receive buffer; -1: none yet
-	recv    bool  // a receive into buf is posted
-	sendLen int   // the length of the send in flight
+	ops     int  // its connect, send and receive not yet ended
+	recv    bool // its multishot receive is armed
+	sendLen int  // the length of the send in flight
 }
 
 func newURing(l *loop) (*uring, error) {
@@ -71,30 +74,26 @@ func newURing(l *loop) (*uring, error) {
 	}
 	r.blocking = !l.cfg.Solo
 	n := len(l.conns)
-	u := &uring{
-		l:       l,
-		r:       r,
-		sa:      newRawSockaddr(l.t.sa),
-		socks:   make([]usock, n),
-		bufs:    make([][]byte, 0, 2*n),
-		free:    make([]int32, 0, 2*n),
-		bufSize: recvSize,
-	}
+	bufSize := recvSize
 	if n > manyConns {
-		u.bufSize = 4 << 10
+		bufSize = 4 << 10
 	}
-	for i := range u.socks {
-		u.socks[i].buf = -1
+	bufs, err := newBufRing(r, min(2*n, maxBufs), bufSize)
+	if err != nil {
+		r.close()
+		return nil, err
 	}
-	return u, nil
+	return &uring{
+		l:     l,
+		r:     r,
+		sa:    newRawSockaddr(l.t.sa),
+		socks: make([]usock, n),
+		bufs:  bufs,
+	}, nil
 }
 
-// untracked marks, in a tag's op, a send that posts a completion only if
-// it fails (see uring).
-const untracked = 0x80
-
-// tag is an operation's user_data: the connection, op, and x: the socket's
-// generation, or for a receive, and an untracked send, the receive's buffer.
+// tag is an operation's user_data: the connection, op, and x, the
+// generation of the socket it was posted on.
 func tag(idx int32, x uint32, op uint8) uint64 {
 	return uint64(uint32(idx))<<32 | uint64(x&0xffffff)<<8 | uint64(op)
 }
@@ -110,13 +109,10 @@ func (u *uring) sqe(c *conn, op uint8, x uint32) *sqe {
 		u.err = err
 		return nil
 	}
-	s.opcode = op &^ untracked
+	s.opcode = op
 	s.fd = int32(c.fd)
 	s.userData = tag(c.idx, x, op)
 	switch op {
-	case opSend | untracked:
-		s.flags = sqeSkipSuccess
-		return s // counted as its receive's
 	case opRecv, opConnect:
 		u.slow++
 		u.socks[c.idx].ops++
@@ -145,7 +141,7 @@ func (u *uring) connect(c *conn) error {
 		return err
 	}
 	c.fd = fd
-	u.socks[c.idx] = usock{buf: -1}
+	u.socks[c.idx] = usock{}
 	if s := u.sqe(c, opConnect, c.gen); s != nil {
 		s.addr = uint64(uintptr(unsafe.Pointer(&u.sa.buf[0])))
 		s.off = uint64(u.sa.len)
@@ -153,20 +149,11 @@ func (u *uring) connect(c *conn) error {
 	return nil
 }
 
-func (u *uring) send(c *conn, b []byte, await bool) (bool, error) {
-	k := &u.socks[c.idx]
-	link := await && !k.recv
-	op, x := uint8(opSend), c.gen
-	if link {
-		if !u.pair() {
-			return false, nil
-		}
-		if k.buf < 0 {
-			k.buf = u.takeBuf()
-		}
-		op, x = opSend|untracked, uint32(k.buf)
-	}
-	s := u.sqe(c, op, x)
+// send posts a send whose completion reports it done: even when the loop
+// awaits the answers, the kernel may hold a send (no room in the socket)
+// and must be known to have finished with b before a shutdown.
+func (u *uring) send(c *conn, b []byte, _ bool) (bool, error) {
+	s := u.sqe(c, opSend, c.gen)
 	if s == nil {
 		return false, nil
 	}
@@ -175,40 +162,22 @@ func (u *uring) send(c *conn, b []byte, await bool) (bool, error) {
 	s.addr = uint64(uintptr(unsafe.Pointer(&b[0])))
 	s.len = uint32(len(b))
 	s.opFlags = unix.MSG_WAITALL | unix.MSG_NOSIGNAL
-	k.sendLen = len(b)
-	if !link {
-		return false, nil
-	}
-	s.flags |= sqeLink
-	u.receive(c)
-	return true, nil
+	u.socks[c.idx].sendLen = len(b)
+	return false, nil
 }
 
+// receive arms c's multishot receive, unless it is armed.
 func (u *uring) receive(c *conn) {
 	k := &u.socks[c.idx]
 	if k.recv {
 		return
 	}
-	if k.buf < 0 {
-		k.buf = u.takeBuf()
-	}
-	if s := u.sqe(c, opRecv, uint32(k.buf)); s != nil {
-		b := u.bufs[k.buf]
-		s.addr = uint64(uintptr(unsafe.Pointer(&b[0])))
-		s.len = uint32(len(b))
+	if s := u.sqe(c, opRecv, c.gen); s != nil {
+		s.flags = sqeBufferSelect
+		s.ioprio = recvMultishot
+		s.bufGroup = bufGroup
 		k.recv = true
 	}
-}
-
-// takeBuf returns a free receive buffer, making one when none is.
-func (u *uring) takeBuf() int32 {
-	if n := len(u.free); n > 0 {
-		b := u.free[n-1]
-		u.free = u.free[:n-1]
-		return b
-	}
-	u.bufs = append(u.bufs, make([]byte, u.bufSize))
-	return int32(len(u.bufs) - 1)
 }
 
 // close closes c's socket through the ring, after the operations queued
@@ -225,11 +194,7 @@ func (u *uring) close(c *conn) {
 		}
 		u.sqe(c, opClose, c.gen)
 	}
-	if k.buf >= 0 && !k.recv {
-		u.free = append(u.free, k.buf)
-	}
-	// A posted receive keeps its buffer until its completion.
-	*k = usock{buf: -1}
+	*k = usock{}
 }
 
 func (u *uring) wait(d time.Duration, awaiting int) error {
@@ -263,6 +228,7 @@ func (u *uring) wait(d time.Duration, awaiting int) error {
 		u.complete(q, now)
 	}
 	u.r.done(head)
+	u.bufs.publish()
 	return u.err
 }
 
@@ -270,20 +236,12 @@ func (u *uring) wait(d time.Duration, awaiting int) error {
 func (u *uring) complete(q cqe, now time.Duration) {
 	idx, x, op := int32(q.userData>>32), uint32(q.userData>>8)&0xffffff, uint8(q.userData)
 	c := &u.l.conns[idx]
+	if op == opRecv {
+		u.recvDone(c, q, x, now)
+		return
+	}
 	u.ops--
 	switch op {
-	case opRecv, opSend | untracked:
-		// A receive's, or a failed send's whose linked receive was
-		// cancelled without one: this completion is the receive's.
-		u.slow--
-		if !u.received(c, x) {
-			return
-		}
-		if op == opRecv {
-			u.recvDone(c, q.res, u.bufs[x], now)
-		} else if err := sendResult(q.res, u.socks[idx].sendLen); err != nil {
-			u.l.lost(c, err, now)
-		}
 	case opConnect:
 		u.slow--
 		if u.current(c, x) {
@@ -305,19 +263,6 @@ func (u *uring) complete(q cqe, now time.Duration) {
 	// A cancel's or close's: nothing to do.
 }
 
-// received settles the end of a receive into buffer x on c, and reports
-// whether it was of c's current socket; if not, the buffer is free now.
-func (u *uring) received(c *conn, x uint32) bool {
-	k := &u.socks[c.idx]
-	if !k.recv || k.buf != int32(x) {
-		u.free = append(u.free, int32(x))
-		return false
-	}
-	k.recv = false
-	k.ops--
-	return true
-}
-
 // current settles the end of a connect or send of c's socket of
 // generation gen, and reports whether that is still c's socket.
 func (u *uring) current(c *conn, gen uint32) bool {
@@ -328,15 +273,41 @@ func (u *uring) current(c *conn, gen uint32) bool {
 	return true
 }
 
-// recvDone hands the loop what a receive got: bytes, the end, or an error.
-func (u *uring) recvDone(c *conn, res int32, b []byte, now time.Duration) {
+// recvDone handles a completion of the multishot receive posted on c's
+// socket of generation gen: bytes, the stream's end or an error, for the
+// loop if that is still c's socket, and the receive's own end when the
+// kernel says no more follow.
+func (u *uring) recvDone(c *conn, q cqe, gen uint32, now time.Duration) {
+	k := &u.socks[c.idx]
+	current := gen == c.gen&0xffffff && c.fd >= 0 && k.recv
+	if q.flags&cqeMore == 0 {
+		u.ops--
+		u.slow--
+		if current {
+			// Before the loop sees the bytes, so that its next
+			// receive posts the receive again.
+			k.ops--
+			k.recv = false
+		}
+	}
+	if q.flags&cqeBuffer != 0 {
+		bid := uint16(q.flags >> cqeBufferShift)
+		if current && q.res > 0 {
+			u.l.received(c, u.bufs.buf(bid)[:q.res], now)
+		}
+		u.bufs.put(bid) // the loop has parsed the bytes: the buffer is free
+		return
+	}
 	switch {
-	case res > 0:
-		u.l.received(c, b[:res], now)
-	case res == 0:
+	case !current:
+	case q.res == 0:
 		u.l.lost(c, nil, now)
-	default:
-		u.l.lost(c, os.NewSyscallError("recv", unix.Errno(-res)), now)
+	case q.res == -int32(unix.ENOBUFS):
+		// Every buffer was in use: the receive ended, and resumes
+		// with the buffers this wait returns.
+		u.receive(c)
+	case q.res < 0:
+		u.l.lost(c, os.NewSyscallError("recv", unix.Errno(-q.res)), now)
 	}
 }
 
@@ -371,10 +342,14 @@ func (u *uring) shutdown() {
 		if err != nil && !errors.Is(err, unix.EAGAIN) && !errors.Is(err, unix.EBUSY) {
 			break
 		}
-		// Each completion ends one counted operation (an untracked
-		// send's, its receive).
+		// Each completion ends one counted operation, but a multishot
+		// receive's that says more follow.
 		head, tail := u.r.ready()
-		u.ops -= int(tail - head)
+		for ; head != tail; head++ {
+			if q := u.r.cqe(head); uint8(q.userData) != opRecv || q.flags&cqeMore == 0 {
+				u.ops--
+			}
+		}
 		u.r.done(tail)
 	}
 	for i := range u.l.conns {
@@ -389,10 +364,11 @@ func (u *uring) shutdown() {
 		kept.Unlock()
 	}
 	u.r.close()
+	u.bufs.close()
 }
 
 // kept holds the engines whose operations outlived their shutdown, and so
-// their buffers and their loop's request bytes.
+// their provided buffers and their loop's request bytes.
 var kept struct {
 	sync.Mutex
 	engines []*uring
@@ -410,11 +386,16 @@ const (
 	opRecv        = 27
 )
 
-// Submission flags.
+// Submission flags, a receive's flags (in ioprio), completion flags.
 const (
-	sqeLink        = 1 << 2 // the next entry runs after this one, unless it fails
-	sqeHardLink    = 1 << 3 // the next entry runs after this one, even if it fails
-	sqeSkipSuccess = 1 << 6 // post no completion unless the operation fails
+	sqeHardLink     = 1 << 3 // the next entry runs after this one, even if it fails
+	sqeBufferSelect = 1 << 5 // a receive takes a buffer from the group in bufGroup
+
+	recvMultishot = 1 << 1 // IORING_RECV_MULTISHOT: stay armed, complete for each arrival
+
+	cqeBuffer      = 1 << 0 // the completion used provided buffer flags>>cqeBufferShift
+	cqeMore        = 1 << 1 // more completions of this operation follow
+	cqeBufferShift = 16
 )
 
 // Setup flags, enter flags, features and cancel flags.
@@ -428,7 +409,7 @@ const (
 
 	featNoDrop     = 1 << 1
 	featExtArg     = 1 << 8
-	featCQESkip    = 1 << 11
+	featRegRegRing = 1 << 13 // since 6.3, after multishot receives (6.0) and buffer rings (5.19)
 	featMinTimeout = 1 << 15
 
 	cancelAll = 1 << 0
@@ -456,7 +437,8 @@ type sqe struct {
 	len      uint32
 	opFlags  uint32 // msg_flags, cancel_flags
 	userData uint64
-	_        [24]byte
+	bufGroup uint16 // buf_index, or the buffer group of a buffer-select receive
+	_        [22]byte
 }
 
 type cqe struct {
@@ -509,7 +491,7 @@ func newRing(entries int) (*ring, error) {
 		return nil, fmt.Errorf("%w: %w", errNoURing, os.NewSyscallError("io_uring_setup", errno))
 	}
 	r := &ring{fd: int(fd)}
-	if need := uint32(featNoDrop | featExtArg | featCQESkip); p.features&need != need {
+	if need := uint32(featNoDrop | featExtArg | featRegRegRing); p.features&need != need {
 		unix.Close(r.fd)
 		return nil, fmt.Errorf("%w: kernel too old (features %#x)", errNoURing, p.features)
 	}
@@ -623,6 +605,102 @@ func (r *ring) ready() (head, tail uint32) {
 func (r *ring) done(head uint32) { atomic.StoreUint32(r.cqHead, head) }
 
 func (r *ring) cqe(i uint32) *cqe { return &r.cqes[i&r.cqMask] }
+
+// bufRing is a ring of provided buffers (IORING_REGISTER_PBUF_RING): the
+// kernel takes one for each receive completion and names it in the
+// completion; put hands it back. The ring is an array of buffer entries in
+// memory shared with the kernel; only its tail is written after
+// registering, by the engine, in the 16 bits the first entry reserves.
+type bufRing struct {
+	mem  []byte // the entries, page-aligned
+	ents []bufEntry
+	tail uint16 // entries added; published to the kernel by publish
+	mask uint16
+	bid0 uint16 // the buffer id in entry 0, beside the tail
+	slab []byte // the buffers, size bytes each
+	size int
+}
+
+type bufEntry struct {
+	addr uint64
+	len  uint32
+	bid  uint16
+	tail uint16 // entry 0's: the ring's tail; the others' unused
+}
+
+type bufReg struct {
+	ringAddr    uint64
+	ringEntries uint32
+	bgid        uint16
+	flags       uint16
+	_           [3]uint64
+}
+
+const (
+	registerPbufRing = 22
+	bufGroup         = 0 // the one buffer group of a ring
+)
+
+// newBufRing registers with r a ring of n buffers (rounded up to a power
+// of two) of size bytes, all provided.
+func newBufRing(r *ring, n, size int) (*bufRing, error) {
+	entries := 1
+	for entries < n && entries < 32768 {
+		entries <<= 1
+	}
+	mem, err := unix.Mmap(-1, 0, entries*int(unsafe.Sizeof(bufEntry{})), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS|unix.MAP_POPULATE)
+	if err != nil {
+		return nil, os.NewSyscallError("mmap buffer ring", err)
+	}
+	b := &bufRing{
+		mem:  mem,
+		ents: unsafe.Slice((*bufEntry)(unsafe.Pointer(&mem[0])), entries),
+		mask: uint16(entries - 1),
+		slab: make([]byte, entries*size),
+		size: size,
+	}
+	reg := bufReg{ringAddr: uint64(uintptr(unsafe.Pointer(&mem[0]))), ringEntries: uint32(entries), bgid: bufGroup}
+	if _, _, errno := unix.Syscall6(unix.SYS_IO_URING_REGISTER, uintptr(r.fd), registerPbufRing, uintptr(unsafe.Pointer(&reg)), 1, 0, 0); errno != 0 {
+		unix.Munmap(mem)
+		return nil, fmt.Errorf("%w: %w", errNoURing, os.NewSyscallError("io_uring_register buffer ring", errno))
+	}
+	for i := range entries {
+		b.put(uint16(i))
+	}
+	b.publish()
+	return b, nil
+}
+
+// buf returns buffer bid.
+func (b *bufRing) buf(bid uint16) []byte {
+	off := int(bid) * b.size
+	return b.slab[off : off+b.size : off+b.size]
+}
+
+// put adds buffer bid to the ring; the kernel sees it after publish.
+func (b *bufRing) put(bid uint16) {
+	i := b.tail & b.mask
+	e := &b.ents[i]
+	e.addr = uint64(uintptr(unsafe.Pointer(&b.slab[int(bid)*b.size])))
+	e.len = uint32(b.size)
+	if i == 0 {
+		b.bid0 = bid
+		// e.bid is written with the tail, by publish.
+	} else {
+		e.bid = bid
+	}
+	b.tail++
+}
+
+// publish hands the kernel the buffers put since the last publish. Entry
+// 0's buffer id and the tail share 32 bits: one atomic store writes both,
+// ordered after the entries' other fields.
+func (b *bufRing) publish() {
+	atomic.StoreUint32((*uint32)(unsafe.Pointer(&b.ents[0].bid)), uint32(b.tail)<<16|uint32(b.bid0))
+}
+
+// close unmaps the entries. The kernel lets go of them with the ring.
+func (b *bufRing) close() { unix.Munmap(b.mem) }
 
 // rawSockaddr is the sockaddr bytes of sa for a connect SQE.
 type rawSockaddr struct {
