@@ -89,11 +89,18 @@ compare-fcgi: build deps ## the FastCGI hop: lighttpd+fcgi vs nethttp vs lighttp
 	bin/versus -client wrk -c 50 -d 5s -rounds 3 fcgi nethttp lighttpd-static
 
 # Three views of one cost, each side by side: over the network (versus,
-# guarded and bare alternating), in memory (BenchmarkGuard, whose -count
-# rounds alternate them; benchstat compares) and the scanner alone.
+# guarded and bare alternating), in memory (BenchmarkGuard, one process per
+# run so that on and off alternate, A B A B, and neither is always second;
+# benchstat compares) and the scanner alone.
+GUARDED := nethttp gin fasthttp fiber
 compare-guards: build deps bin/benchstat ## what the framing guards cost on a plain GET: each server against itself -bare, side by side; results/guards.txt
 	bin/versus -client loadgen -c 50 -d 3s -rounds 7 -pairs nethttp nethttp/bare gin gin/bare fasthttp fasthttp/bare fiber fiber/bare | tee results/guards.txt
-	taskset -c $(CPU) $(GO) test -run '^$$' -bench '^Benchmark(Guard|Scan)$$' -benchtime 0.5s -count 10 ./servers/nethttp ./servers/gin ./servers/fasthttp ./servers/fiber ./servers/internal/... > results/guards-bench.txt
+	for s in $(GUARDED); do $(GO) test -c -o bin/guard-$$s.test ./servers/$$s; done
+	: > results/guards-bench.txt
+	for i in 1 2 3 4 5 6 7 8 9 10; do for s in $(GUARDED); do for g in on off; do \
+		taskset -c $(CPU) bin/guard-$$s.test -test.run '^$$' -test.bench "^BenchmarkGuard$$/^guard=$$g$$" -test.benchtime 0.5s >> results/guards-bench.txt || exit 1; \
+	done; done; done
+	taskset -c $(CPU) $(GO) test -run '^$$' -bench '^BenchmarkScan$$' -benchtime 0.5s -count 10 ./servers/internal/... >> results/guards-bench.txt
 	bin/benchstat -col /guard -filter '.name:Guard .unit:sec/op' results/guards-bench.txt | tee -a results/guards.txt
 	bin/benchstat -filter '.name:Scan .unit:sec/op' results/guards-bench.txt | tee -a results/guards.txt
 

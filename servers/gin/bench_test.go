@@ -26,9 +26,10 @@ func BenchmarkServeClose(b *testing.B) {
 }
 
 // BenchmarkGuard is what the framing guard costs on a plain GET: the same
-// keep-alive loop with the guard (as main serves) and without it (-bare),
-// one after the other in each -count round, so that benchstat compares
-// them side by side: go test -bench Guard -count 10 | benchstat -col /guard.
+// keep-alive loop with the guard (as main serves) and without it (-bare).
+// make compare-guards runs the two in turns, each in its own process (a
+// benchmark's -count rounds run back to back, and the second of two runs
+// in a process measured slower), and benchstat -col /guard compares them.
 func BenchmarkGuard(b *testing.B) {
 	req := []byte("GET /hello/world HTTP/1.1\r\nHost: bench\r\n\r\n")
 	for _, bare := range []bool{false, true} {
