@@ -42,11 +42,12 @@ type Load struct {
 
 // Stats is what the client measured.
 type Stats struct {
-	Requests  int64         // complete responses
-	Elapsed   time.Duration // the client's own measure of the run
-	ReqPerSec float64
-	P50, P99  time.Duration
-	ClientCPU time.Duration // the client's own user+system CPU time (rusage)
+	Requests   int64         // complete responses
+	Elapsed    time.Duration // the client's own measure of the run
+	ReqPerSec  float64
+	P50, P99   time.Duration
+	ClientCPU  time.Duration // the client's own user+system CPU time (rusage)
+	ClientUser time.Duration // the part of it in user mode
 }
 
 // A Client runs a load generator process pinned to a core.
@@ -86,7 +87,7 @@ func (g Loadgen) Run(l Load) (Stats, error) {
 	if l.Requests > 0 && l.Requests < l.Connections {
 		l.Connections = l.Requests
 	}
-	out, cpu, runErr := run(g.CPUs, g.Bin, g.Args(l)...)
+	out, t, runErr := run(g.CPUs, g.Bin, g.Args(l)...)
 	var r loadgen.JSONResult
 	if err := json.Unmarshal(out, &r); err != nil {
 		if runErr != nil {
@@ -106,12 +107,13 @@ func (g Loadgen) Run(l Load) (Stats, error) {
 		return Stats{}, fmt.Errorf("bench: loadgen against %s: no complete request", l.URL)
 	}
 	return Stats{
-		Requests:  r.Complete,
-		Elapsed:   time.Duration(r.DurationS * float64(time.Second)),
-		ReqPerSec: r.RequestsPerSec,
-		P50:       time.Duration(r.LatencyUS.P50 * float64(time.Microsecond)),
-		P99:       time.Duration(r.LatencyUS.P99 * float64(time.Microsecond)),
-		ClientCPU: cpu,
+		Requests:   r.Complete,
+		Elapsed:    time.Duration(r.DurationS * float64(time.Second)),
+		ReqPerSec:  r.RequestsPerSec,
+		P50:        time.Duration(r.LatencyUS.P50 * float64(time.Microsecond)),
+		P99:        time.Duration(r.LatencyUS.P99 * float64(time.Microsecond)),
+		ClientCPU:  t.CPU(),
+		ClientUser: t.User,
 	}, nil
 }
 
@@ -164,12 +166,12 @@ func (w Wrk) Run(l Load) (Stats, error) {
 		}
 		args = append(args, "-s", script)
 	}
-	out, cpu, err := run(w.CPUs, bin, append(args, l.URL)...)
+	out, t, err := run(w.CPUs, bin, append(args, l.URL)...)
 	if err != nil {
 		return Stats{}, fmt.Errorf("bench: wrk against %s: %v", l.URL, err)
 	}
 	st, err := parseWrk(string(out))
-	st.ClientCPU = cpu
+	st.ClientCPU, st.ClientUser = t.CPU(), t.User
 	return st, err
 }
 
@@ -236,7 +238,7 @@ func parseUnit(v, unit string) time.Duration {
 // set (so loadgen runs an event loop on each), in its own process group,
 // and returns its stdout and the CPU time it used; a non-zero exit becomes
 // an error with its stderr (the stdout is still returned).
-func run(cpus, name string, args ...string) ([]byte, time.Duration, error) {
+func run(cpus, name string, args ...string) ([]byte, proc.Times, error) {
 	procs := 1
 	if list, err := proc.ParseCPUs(cpus); err == nil && cpus != "" {
 		procs = len(list)

@@ -91,12 +91,12 @@ func (h H2load) Run(l Load) (Stats, error) {
 	if err := checkLoad(h, l); err != nil {
 		return Stats{}, err
 	}
-	out, cpu, err := run(h.CPUs, h.bin(), h.Args(l)...)
+	out, t, err := run(h.CPUs, h.bin(), h.Args(l)...)
 	if err != nil {
 		return Stats{}, fmt.Errorf("bench: h2load against %s: %v", l.URL, err)
 	}
 	st, err := parseH2load(string(out))
-	st.ClientCPU = cpu
+	st.ClientCPU, st.ClientUser = t.CPU(), t.User
 	return st, err
 }
 
@@ -167,12 +167,12 @@ func (b Bombardier) Run(l Load) (Stats, error) {
 	if l.Duration < time.Second {
 		return Stats{}, fmt.Errorf("bench: bombardier runs at least 1s, not %v", l.Duration)
 	}
-	out, cpu, err := run(b.CPUs, cmp.Or(b.Bin, "bombardier"), b.Args(l)...)
+	out, t, err := run(b.CPUs, cmp.Or(b.Bin, "bombardier"), b.Args(l)...)
 	if err != nil {
 		return Stats{}, fmt.Errorf("bench: bombardier against %s: %v", l.URL, err)
 	}
 	st, err := parseBombardier(out)
-	st.ClientCPU = cpu
+	st.ClientCPU, st.ClientUser = t.CPU(), t.User
 	return st, err
 }
 
@@ -255,12 +255,12 @@ func (h Hey) Run(l Load) (Stats, error) {
 	if err := checkLoad(h, l); err != nil {
 		return Stats{}, err
 	}
-	out, cpu, err := run(h.CPUs, cmp.Or(h.Bin, "hey"), h.Args(l)...)
+	out, t, err := run(h.CPUs, cmp.Or(h.Bin, "hey"), h.Args(l)...)
 	if err != nil {
 		return Stats{}, fmt.Errorf("bench: hey against %s: %v", l.URL, err)
 	}
 	st, err := parseHey(string(out))
-	st.ClientCPU = cpu
+	st.ClientCPU, st.ClientUser = t.CPU(), t.User
 	return st, err
 }
 
@@ -425,6 +425,8 @@ type ClientsRow struct {
 	Mode       Mode    `json:"mode"`
 	Skipped    string  `json:"skipped,omitempty"` // why the row was not measured
 	ClientCPU  Figure  `json:"client_cpu_us_per_req"`
+	ClientUser Figure  `json:"client_user_us_per_req"` // the part in user mode
+	Segments   Figure  `json:"tcp_segments_per_req"`   // both ways
 	ReqPerSec  Figure  `json:"req_per_sec"`
 	ServerCPU  Figure  `json:"server_cpu_us_per_req"`
 	Busy       Figure  `json:"server_cpu_pct"`
@@ -603,6 +605,8 @@ func clientRows(modes []Mode, names []string, results map[cell][]Result, skipped
 			if row.Skipped == "" {
 				rs := results[k]
 				row.ClientCPU = Of(rs, Result.ClientCPUPerRequest)
+				row.ClientUser = Of(rs, Result.ClientUserPerRequest)
+				row.Segments = Of(rs, Result.SegmentsPerRequest)
 				row.ReqPerSec = Of(rs, func(r Result) float64 { return r.ReqPerSec })
 				row.ServerCPU = Of(rs, Result.CPUPerRequest)
 				row.Busy = Of(rs, Result.Busy)
@@ -656,7 +660,7 @@ func (r ClientsRun) WriteTable(w io.Writer) error {
 	for _, m := range modes {
 		fmt.Fprintf(w, "\n%s\n", m)
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "client\tclient CPU µs/req\treq/s\tserver CPU µs/req\tserver busy %\tclient busy %\tclient CPU vs wrk\treq/s vs wrk\tnote")
+		fmt.Fprintln(tw, "client\tclient CPU µs/req\tof it user\tsegments/req\treq/s\tserver CPU µs/req\tserver busy %\tclient busy %\tclient CPU vs wrk\treq/s vs wrk\tnote")
 		var skipped []string
 		for _, row := range r.Rows {
 			switch {
@@ -664,8 +668,8 @@ func (r ClientsRun) WriteTable(w io.Writer) error {
 			case row.Skipped != "":
 				skipped = append(skipped, row.Client+" skipped: "+row.Skipped)
 			default:
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%.2f\t%.0f\t%.0f\t%s\t%s\t%s\n", row.Client,
-					spread(row.ClientCPU, "%.2f"), spread(row.ReqPerSec, "%.0f"), row.ServerCPU.Median, row.Busy.Median, row.ClientBusy.Median,
+				fmt.Fprintf(tw, "%s\t%s\t%.2f\t%.2f\t%s\t%.2f\t%.0f\t%.0f\t%s\t%s\t%s\n", row.Client,
+					spread(row.ClientCPU, "%.2f"), row.ClientUser.Median, row.Segments.Median, spread(row.ReqPerSec, "%.0f"), row.ServerCPU.Median, row.Busy.Median, row.ClientBusy.Median,
 					ratio(row.CPUVsWrk), ratio(row.RateVsWrk), note(row))
 			}
 		}

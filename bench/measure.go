@@ -3,6 +3,8 @@ package bench
 import (
 	"fmt"
 	"time"
+
+	"hellobench/internal/proc"
 )
 
 // Saturated is the server core's busy share below which a result is
@@ -19,6 +21,7 @@ type Result struct {
 	ServerCPU time.Duration // the server's utime+stime during the run
 	AppCPU    time.Duration // the FastCGI application's, for fcgi (not in ServerCPU)
 	PeakRSS   int64         // VmHWM of the server (plus the application), bytes
+	Segments  int64         // TCP segments the machine sent during the run
 }
 
 // Busy is the server core's busy share in percent: the CPU time of
@@ -54,6 +57,20 @@ func (r Result) AppCPUPerRequest() float64 { return r.perRequest(r.AppCPU) }
 // ClientCPUPerRequest is the load generator's CPU time per request in µs.
 func (r Result) ClientCPUPerRequest() float64 { return r.perRequest(r.ClientCPU) }
 
+// ClientUserPerRequest is the part of ClientCPUPerRequest spent in user
+// mode: the client's own code, not the kernel's work on its behalf.
+func (r Result) ClientUserPerRequest() float64 { return r.perRequest(r.ClientUser) }
+
+// SegmentsPerRequest is the TCP segments sent per request, both ways (over
+// loopback every segment is sent by one end and received by the other).
+// The counter is the machine's: on a quiet machine, the run's own.
+func (r Result) SegmentsPerRequest() float64 {
+	if r.Requests == 0 {
+		return 0
+	}
+	return float64(r.Segments) / float64(r.Requests)
+}
+
 // Ceiling is the implied one-core ceiling in requests per second:
 // 1e6 / CPUPerRequest.
 func (r Result) Ceiling() float64 {
@@ -85,9 +102,14 @@ func Measure(s *Server, c Client, l Load) (Result, error) {
 	if err != nil {
 		return r, fmt.Errorf("bench: %v", err)
 	}
+	seg0, err := proc.TCPSegments()
+	if err != nil {
+		return r, fmt.Errorf("bench: %v", err)
+	}
 	t0 := time.Now()
 	st, err := c.Run(l)
 	r.Wall = time.Since(t0)
+	seg1, segErr := proc.TCPSegments()
 	if err != nil {
 		select {
 		case <-s.Proc.Exited():
@@ -100,7 +122,11 @@ func Measure(s *Server, c Client, l Load) (Result, error) {
 	if err != nil {
 		return r, fmt.Errorf("bench: %v", err)
 	}
+	if segErr != nil {
+		return r, fmt.Errorf("bench: %v", segErr)
+	}
 	r.Stats = st
+	r.Segments = seg1 - seg0
 	// The first counted process speaks HTTP; the rest (fcgi's
 	// application) are shown apart.
 	front := s.Counted[0]

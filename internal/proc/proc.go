@@ -171,3 +171,36 @@ func Threads(pid int) (int, error) {
 
 // ErrGone is returned when a process was expected and is not there.
 var ErrGone = errors.New("no such process")
+
+// TCPSegments returns the TCP segments the machine has sent since boot
+// (OutSegs in /proc/net/snmp, retransmissions excluded), for a count of
+// the segments a run caused: over loopback, each is also received once.
+func TCPSegments() (int64, error) {
+	b, err := os.ReadFile("/proc/net/snmp")
+	if err != nil {
+		return 0, err
+	}
+	return parseSNMP(b, "Tcp", "OutSegs")
+}
+
+// parseSNMP finds a counter in /proc/net/snmp's format: per protocol, a
+// line of names, then a line of values, both led by "Proto:".
+func parseSNMP(b []byte, proto, name string) (int64, error) {
+	lines := strings.Split(string(b), "\n")
+	for i := 0; i+1 < len(lines); i++ {
+		names, values := strings.Fields(lines[i]), strings.Fields(lines[i+1])
+		if len(names) == 0 || names[0] != proto+":" || len(values) != len(names) || values[0] != names[0] {
+			continue
+		}
+		for j, n := range names {
+			if n == name {
+				v, err := strconv.ParseInt(values[j], 10, 64)
+				if err != nil {
+					return 0, fmt.Errorf("proc: snmp %s %s: %v", proto, name, err)
+				}
+				return v, nil
+			}
+		}
+	}
+	return 0, fmt.Errorf("proc: snmp has no %s %s", proto, name)
+}

@@ -2,6 +2,7 @@ package proc
 
 import (
 	"errors"
+	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -170,9 +171,10 @@ func TestWaitListeningExited(t *testing.T) {
 
 func TestRun(t *testing.T) {
 	pids := filepath.Join(t.TempDir(), "pids")
-	// A child left running by a command that ran fine: Run kills it.
+	// A child left running by a command that ran fine: Run kills it. The
+	// shell's loop is user-mode time.
 	out, cpu, err := Run(Spec{Name: "sh", Path: "sh", Args: []string{"-c", `sleep 300 & echo $! > ` + pids + `; i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done; echo done`}})
-	if err != nil || string(out) != "done\n" || cpu <= 0 {
+	if err != nil || string(out) != "done\n" || cpu.User <= 0 || cpu.CPU() != cpu.User+cpu.Sys {
 		t.Errorf("Run: %q, %v, %v", out, cpu, err)
 	}
 	b, _ := os.ReadFile(pids)
@@ -183,5 +185,35 @@ func TestRun(t *testing.T) {
 	var ee *ExitError
 	if !errors.As(err, &ee) || ee.Code != 4 || ee.Stderr != "broken" {
 		t.Errorf("Run of a failing command: %v", err)
+	}
+}
+
+func TestParseSNMP(t *testing.T) {
+	snmp := "Ip: Forwarding DefaultTTL\nIp: 1 64\nTcp: RtoAlgorithm ActiveOpens InSegs OutSegs\nTcp: 1 12 4071 3907\nUdp: InDatagrams OutSegs\nUdp: 5 6\n"
+	if n, err := parseSNMP([]byte(snmp), "Tcp", "OutSegs"); err != nil || n != 3907 {
+		t.Errorf("Tcp OutSegs: %d, %v; want 3907", n, err)
+	}
+	for _, bad := range []string{"Tcp: OutSegs\n", "Tcp: OutSegs\nTcp: x\n", "Tcp: InSegs\nTcp: 4\n"} {
+		if n, err := parseSNMP([]byte(bad), "Tcp", "OutSegs"); err == nil {
+			t.Errorf("%q: %d, want an error", bad, n)
+		}
+	}
+	// The live counter grows with a connection's segments.
+	before, err := TCPSegments()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	if after, err := TCPSegments(); err != nil || after < before+2 {
+		t.Errorf("segments %d after a connect and close, %d before (%v)", after, before, err)
 	}
 }

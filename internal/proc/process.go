@@ -235,27 +235,36 @@ func (p *Process) Usage(comms ...string) (Usage, error) {
 	return u, nil
 }
 
+// Times is the CPU time a command used, from the kernel's rusage of the
+// process and of its waited-for children.
+type Times struct {
+	User time.Duration // in user mode
+	Sys  time.Duration // in the kernel, on the command's behalf
+}
+
+// CPU is user and system time together.
+func (t Times) CPU() time.Duration { return t.User + t.Sys }
+
 // Run runs s to completion in its own process group and returns its
-// standard output and the CPU time it used (the kernel's rusage of the
-// process and of its waited-for children). A non-zero exit is an error
+// standard output and the CPU time it used. A non-zero exit is an error
 // carrying its standard error (the output is returned too); anything of the
 // group that outlives the command is killed, and its survival is an error.
-func Run(s Spec) (stdout []byte, cpu time.Duration, err error) {
+func Run(s Spec) (stdout []byte, cpu Times, err error) {
 	cmd, err := s.command()
 	if err != nil {
-		return nil, 0, err
+		return nil, Times{}, err
 	}
 	// Files, not pipes: Wait returns when the command exits, even if a
 	// child it left behind still holds its output open.
 	outF, err := os.CreateTemp("", "hellobench-run-")
 	if err != nil {
-		return nil, 0, err
+		return nil, Times{}, err
 	}
 	defer os.Remove(outF.Name())
 	defer outF.Close()
 	errF, err := os.CreateTemp("", "hellobench-run-")
 	if err != nil {
-		return nil, 0, err
+		return nil, Times{}, err
 	}
 	defer os.Remove(errF.Name())
 	defer errF.Close()
@@ -264,7 +273,7 @@ func Run(s Spec) (stdout []byte, cpu time.Duration, err error) {
 	if cmd.Process != nil {
 		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		if gone := WaitGone(s.Name, cmd.Process.Pid, 2*time.Second); gone != nil {
-			return nil, 0, gone
+			return nil, Times{}, gone
 		}
 	}
 	out, _ := os.ReadFile(outF.Name())
@@ -276,11 +285,11 @@ func Run(s Spec) (stdout []byte, cpu time.Duration, err error) {
 		}
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {
-			return out, 0, &ExitError{Name: s.Name, Code: ee.ExitCode(), Stderr: string(msg)}
+			return out, Times{}, &ExitError{Name: s.Name, Code: ee.ExitCode(), Stderr: string(msg)}
 		}
-		return nil, 0, fmt.Errorf("%s: %w", s.Name, err)
+		return nil, Times{}, fmt.Errorf("%s: %w", s.Name, err)
 	}
-	return out, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), nil
+	return out, Times{User: cmd.ProcessState.UserTime(), Sys: cmd.ProcessState.SystemTime()}, nil
 }
 
 // An ExitError is a command that ran and exited non-zero (or was killed:

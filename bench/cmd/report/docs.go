@@ -183,14 +183,15 @@ func clientsTable(rep Report) string {
 		return ""
 	}
 	var b strings.Builder
-	b.WriteString("| mode | client | client CPU µs/request | vs wrk, round by round | req/s | vs wrk | server CPU µs/request | server busy | note |\n|---|---|--:|--:|--:|--:|--:|--:|---|\n")
+	b.WriteString("| mode | client | client CPU µs/request | of it in user space | vs wrk, round by round | TCP segments/request | req/s | vs wrk | server CPU µs/request | server busy | note |\n|---|---|--:|--:|--:|--:|--:|--:|--:|--:|---|\n")
 	for _, r := range run.Rows {
 		if r.Skipped != "" {
-			fmt.Fprintf(&b, "| %s | %s | – | – | – | – | – | – | not run: %s |\n", r.Mode, r.Client, r.Skipped)
+			fmt.Fprintf(&b, "| %s | %s | – | – | – | – | – | – | – | – | not run: %s |\n", r.Mode, r.Client, r.Skipped)
 			continue
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r.Mode, r.Client, spread(r.ClientCPU, 2), versus(r.CPUVsWrk),
-			spread(r.ReqPerSec, 0), versus(r.RateVsWrk), spread(r.ServerCPU, 2), pct(r.Busy), label(run.Connections, r.Busy.Median, r.ClientBusy.Median))
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r.Mode, r.Client, spread(r.ClientCPU, 2), spread(r.ClientUser, 2),
+			versus(r.CPUVsWrk), spread(r.Segments, 2), spread(r.ReqPerSec, 0), versus(r.RateVsWrk), spread(r.ServerCPU, 2), pct(r.Busy),
+			label(run.Connections, r.Busy.Median, r.ClientBusy.Median))
 	}
 	fmt.Fprintf(&b, "\n_`make compare-clients`, %s, against %s with %d connections, %d rounds of %.0f s per mode; median over the rounds (min–max)._\n",
 		run.Date, run.Server, run.Connections, run.Rounds, run.Duration)
