@@ -1,7 +1,7 @@
 package robust
 
 import (
-	"bufio"
+	"cmp"
 	"fmt"
 	"os"
 	"runtime"
@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"hellobench/internal/proc"
 	"hellobench/internal/targets"
 )
 
@@ -198,27 +199,8 @@ func cell(s string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(s, "|", `\|`), "\n", " ")
 }
 
-// cpuModel returns the first model name in /proc/cpuinfo.
-func cpuModel() string {
-	f, err := os.Open("/proc/cpuinfo")
-	if err != nil {
-		return "unknown CPU"
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if k, v, ok := strings.Cut(sc.Text(), ":"); ok && strings.TrimSpace(k) == "model name" {
-			return strings.TrimSpace(v)
-		}
-	}
-	return "unknown CPU"
-}
+// cpuModel names the CPU, for the report's conditions.
+func cpuModel() string { return cmp.Or(proc.CPUModel(), "unknown CPU") }
 
 // kernel returns the kernel's release.
-func kernel() string {
-	b, err := os.ReadFile("/proc/sys/kernel/osrelease")
-	if err != nil {
-		return "unknown"
-	}
-	return strings.TrimSpace(string(b))
-}
+func kernel() string { return cmp.Or(proc.Kernel(), "unknown") }

@@ -204,3 +204,64 @@ func parseSNMP(b []byte, proto, name string) (int64, error) {
 	}
 	return 0, fmt.Errorf("proc: snmp has no %s %s", proto, name)
 }
+
+// CPUModel returns the first "model name" in /proc/cpuinfo, or "" if there
+// is none (some architectures do not name one).
+func CPUModel() string {
+	b, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return ""
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}
+
+// Kernel returns the kernel's release, as uname -r, or "" if unknown.
+func Kernel() string {
+	b, err := os.ReadFile("/proc/sys/kernel/osrelease")
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
+}
+
+// Listening returns the inodes of the IPv4 TCP sockets listening on port
+// (from /proc/net/tcp), to match against a process's Sockets.
+func Listening(port int) (map[string]bool, error) {
+	b, err := os.ReadFile("/proc/net/tcp")
+	if err != nil {
+		return nil, err
+	}
+	inodes := map[string]bool{}
+	suffix := fmt.Sprintf(":%04X", port)
+	for _, line := range strings.Split(string(b), "\n")[1:] {
+		f := strings.Fields(line)
+		// sl local_address rem_address st ... inode; st 0A is LISTEN.
+		if len(f) > 9 && strings.HasSuffix(f[1], suffix) && f[3] == "0A" {
+			inodes[f[9]] = true
+		}
+	}
+	return inodes, nil
+}
+
+// Sockets returns the inodes of the sockets among process pid's open
+// descriptors.
+func Sockets(pid int) (map[string]bool, error) {
+	dir := filepath.Join("/proc", strconv.Itoa(pid), "fd")
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	inodes := map[string]bool{}
+	for _, e := range ents {
+		l, err := os.Readlink(filepath.Join(dir, e.Name()))
+		if inode, ok := strings.CutPrefix(l, "socket:["); err == nil && ok {
+			inodes[strings.TrimSuffix(inode, "]")] = true
+		}
+	}
+	return inodes, nil
+}

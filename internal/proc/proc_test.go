@@ -225,3 +225,29 @@ func TestParseSNMP(t *testing.T) {
 		t.Errorf("segments %d after a connect and close, %d before (%v)", after, before, err)
 	}
 }
+
+// A listener of this process is among its sockets and listening on its
+// port; the machine facts are read.
+func TestSockets(t *testing.T) {
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	lns, err := Listening(ln.Addr().(*net.TCPAddr).Port)
+	if err != nil || len(lns) != 1 {
+		t.Fatalf("listening on %s: %v, %v; want one socket", ln.Addr(), lns, err)
+	}
+	mine, err := Sockets(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for inode := range lns {
+		if !mine[inode] {
+			t.Errorf("socket %s listening on %s is not among this process's %v", inode, ln.Addr(), mine)
+		}
+	}
+	if k := Kernel(); k == "" {
+		t.Error("no kernel release")
+	}
+}

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"errors"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -17,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"hellobench/internal/proc"
 	"hellobench/page"
 )
 
@@ -42,98 +42,6 @@ func freePort(t *testing.T) string {
 	return ln.Addr().String()
 }
 
-// A procStat is what the test reads of a process in /proc/PID/stat.
-type procStat struct {
-	pid, ppid, pgrp int
-	comm            string
-	state           byte
-}
-
-// processes lists the processes that are not zombies.
-func processes(t *testing.T) []procStat {
-	t.Helper()
-	ents, err := os.ReadDir("/proc")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ps []procStat
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue // gone meanwhile
-		}
-		// pid (comm) state ppid pgrp ...; comm may hold spaces and ")".
-		s := string(b)
-		open, end := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
-		f := strings.Fields(s[end+1:])
-		if open < 0 || end < open || len(f) < 3 {
-			t.Fatalf("/proc/%d/stat: %q", pid, s)
-		}
-		p := procStat{pid: pid, comm: s[open+1 : end], state: f[0][0]}
-		p.ppid, _ = strconv.Atoi(f[1])
-		p.pgrp, _ = strconv.Atoi(f[2])
-		if p.state != 'Z' {
-			ps = append(ps, p)
-		}
-	}
-	return ps
-}
-
-// group returns the live processes of process group pgrp.
-func group(t *testing.T, pgrp int) []procStat {
-	t.Helper()
-	var g []procStat
-	for _, p := range processes(t) {
-		if p.pgrp == pgrp {
-			g = append(g, p)
-		}
-	}
-	return g
-}
-
-// listeners returns the socket inodes of the IPv4 sockets listening on
-// port, from /proc/net/tcp.
-func listeners(t *testing.T, port int) map[string]bool {
-	t.Helper()
-	b, err := os.ReadFile("/proc/net/tcp")
-	if err != nil {
-		t.Fatal(err)
-	}
-	inodes := map[string]bool{}
-	suffix := fmt.Sprintf(":%04X", port)
-	for _, line := range strings.Split(string(b), "\n")[1:] {
-		f := strings.Fields(line)
-		// sl local_address rem_address st ... inode: st 0A is LISTEN.
-		if len(f) > 9 && strings.HasSuffix(f[1], suffix) && f[3] == "0A" {
-			inodes[f[9]] = true
-		}
-	}
-	return inodes
-}
-
-// sockets returns the socket inodes among the descriptors of process pid.
-func sockets(t *testing.T, pid int) map[string]bool {
-	t.Helper()
-	dir := fmt.Sprintf("/proc/%d/fd", pid)
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	inodes := map[string]bool{}
-	for _, e := range ents {
-		l, err := os.Readlink(filepath.Join(dir, e.Name()))
-		if inode, ok := strings.CutPrefix(l, "socket:["); err == nil && ok {
-			inodes[strings.TrimSuffix(inode, "]")] = true
-		}
-	}
-	return inodes
-}
-
-// fetch requests the page on a new connection.
 func fetch(t *testing.T, addr string) {
 	t.Helper()
 	c, err := net.DialTimeout("tcp", addr, time.Second)
@@ -191,13 +99,13 @@ func TestPrefork(t *testing.T) {
 		}
 	}
 
-	var children []procStat
-	for _, p := range group(t, pid) {
-		if p.pid == pid {
+	var children []proc.Stat
+	for _, p := range proc.Group(pid) {
+		if p.PID == pid {
 			continue
 		}
-		if p.ppid != pid || p.comm != "fasthttp" {
-			t.Errorf("process %d in the group: parent %d, name %q; want a child of %d named fasthttp", p.pid, p.ppid, p.comm, pid)
+		if p.PPID != pid || p.Comm != "fasthttp" {
+			t.Errorf("process %d in the group: parent %d, name %q; want a child of %d named fasthttp", p.PID, p.PPID, p.Comm, pid)
 		}
 		children = append(children, p)
 	}
@@ -208,20 +116,27 @@ func TestPrefork(t *testing.T) {
 	// shared listener.
 	_, portStr, _ := net.SplitHostPort(addr)
 	portNum, _ := strconv.Atoi(portStr)
-	lns := listeners(t, portNum)
+	lns, err := proc.Listening(portNum)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if len(lns) != 2 {
 		t.Errorf("%d sockets listening on %s, want 2", len(lns), addr)
 	}
 	for _, c := range children {
 		n := 0
-		for inode := range sockets(t, c.pid) {
+		socks, err := proc.Sockets(c.PID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for inode := range socks {
 			if lns[inode] {
 				n++
 				delete(lns, inode)
 			}
 		}
 		if n != 1 {
-			t.Errorf("child %d holds %d of the listening sockets, want 1", c.pid, n)
+			t.Errorf("child %d holds %d of the listening sockets, want 1", c.PID, n)
 		}
 	}
 	for range 6 {
@@ -282,7 +197,7 @@ func TestPrefork(t *testing.T) {
 	}
 	// The parent waits for its children: none may be left, even a moment
 	// after.
-	if left := group(t, pid); len(left) > 0 {
+	if left := proc.Group(pid); len(left) > 0 {
 		t.Errorf("processes left in the group after the parent exited: %v", left)
 	}
 	if lines := strings.Split(strings.TrimSpace(out.String()), "\n"); len(lines) != 1 {
@@ -310,7 +225,7 @@ func TestPreforkPortTaken(t *testing.T) {
 	if lines := strings.Split(strings.TrimSpace(string(out)), "\n"); len(lines) != 1 || !strings.Contains(lines[0], "address already in use") {
 		t.Errorf("output: %q, want one line saying the address is in use", out)
 	}
-	if left := group(t, cmd.Process.Pid); len(left) > 0 {
+	if left := proc.Group(cmd.Process.Pid); len(left) > 0 {
 		t.Errorf("processes left: %v", left)
 	}
 }

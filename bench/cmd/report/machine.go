@@ -1,11 +1,12 @@
 package main
 
 import (
-	"os"
 	"os/exec"
 	"regexp"
 	"runtime"
 	"strings"
+
+	"hellobench/internal/proc"
 )
 
 // Machine is what the report records of the machine it ran on, so that
@@ -23,16 +24,9 @@ const dateFormat = "2006-01-02 15:04 MST"
 
 func machine() Machine {
 	m := Machine{Cores: runtime.NumCPU(), Go: runtime.Version()}
-	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
-		for _, line := range strings.Split(string(b), "\n") {
-			if v, ok := strings.CutPrefix(line, "model name"); ok {
-				m.CPU = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(v), ":"))
-				break
-			}
-		}
-	}
-	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
-		m.Kernel = "Linux " + strings.TrimSpace(string(b))
+	m.CPU = proc.CPUModel()
+	if k := proc.Kernel(); k != "" {
+		m.Kernel = "Linux " + k
 	}
 	if out, err := exec.Command("go", "env", "GOVERSION").Output(); err == nil {
 		m.Go = strings.TrimSpace(string(out))
