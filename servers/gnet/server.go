@@ -217,7 +217,9 @@ func (cs *conn) serve(dst, in, date []byte, draining bool) (out []byte, n int, c
 			r := &cs.p.Req
 			cs.reply, cs.head = route(r.Method, r.Path)
 			switch {
-			case !r.KeepAlive || draining:
+			case !r.KeepAlive || (draining && n == len(in)):
+				// Draining, the last request that has arrived says
+				// close; those pipelined before it are answered.
 				cs.connection = connClose
 			case r.Minor == 0:
 				cs.connection = connKeepAlive
