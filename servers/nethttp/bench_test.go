@@ -27,23 +27,11 @@ func BenchmarkServeClose(b *testing.B) {
 
 // BenchmarkGuard is what the framing guard costs on a plain GET: the same
 // keep-alive loop with the guard (as main serves) and without it (-bare).
-// make compare-guards runs the two in turns, each in its own process (a
-// benchmark's -count rounds run back to back, and the second of two runs
-// in a process measured slower), and benchstat -col /guard compares them.
 func BenchmarkGuard(b *testing.B) {
-	req := []byte("GET /hello/world HTTP/1.1\r\nHost: bench\r\n\r\n")
-	for _, bare := range []bool{false, true} {
-		name := "guard=on"
-		if bare {
-			name = "guard=off"
+	memconn.Guard(b, func(l net.Listener, guarded bool) error {
+		if guarded {
+			l = nethttpguard.Listener{Listener: l}
 		}
-		b.Run(name, func(b *testing.B) {
-			memconn.Bench(b, func(l net.Listener) error {
-				if !bare {
-					l = nethttpguard.Listener{Listener: l}
-				}
-				return newServer("", 10*time.Second, 60*time.Second, bare).Serve(l)
-			}, req, true)
-		})
-	}
+		return newServer("", 10*time.Second, 60*time.Second, !guarded).Serve(l)
+	}, []byte("GET /hello/world HTTP/1.1\r\nHost: bench\r\n\r\n"))
 }
