@@ -91,10 +91,18 @@ func share(part, total Figure) string {
 }
 
 // note returns a point's label, or "" when its server was saturated; a
-// server that fell over says in how many rounds, and why.
+// server that fell over says in how many rounds, and why. A CPU figure read
+// from few clock ticks says so.
 func note(p Point) string {
 	if p.FellOver > 0 {
 		return fmt.Sprintf("fell over in %s: %s", plural(p.FellOver, "round"), p.Why)
+	}
+	if t := p.ticks(); t > 0 && t < coarseTicks {
+		coarse := fmt.Sprintf("CPU from about %.0f clock ticks a round (one tick is %.0f %%)", t, 100/t)
+		if p.Label == "" {
+			return coarse
+		}
+		return p.Label + "; " + coarse
 	}
 	return p.Label
 }

@@ -54,6 +54,17 @@ type Point struct {
 	Why      string `json:"fell_over_why,omitempty"`
 }
 
+// coarseTicks is the clock ticks of server CPU (10 ms each, /proc/PID/stat's
+// unit) under which a round's CPU per request is coarse enough to say so:
+// one tick either way is then over 5 %.
+const coarseTicks = 20
+
+// ticks is the clock ticks of server CPU a round of p measured, from its
+// median: CPU per request (µs) times requests, over 10 000 µs a tick.
+func (p Point) ticks() float64 {
+	return p.CPU.Median * float64(p.Requests) / 10000
+}
+
 // Labels of a run whose server core was under bench.Saturated busy.
 const (
 	LatencyBound = "latency-bound" // one connection: bound by round trips

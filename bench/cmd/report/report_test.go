@@ -104,6 +104,26 @@ func TestLabels(t *testing.T) {
 	}
 }
 
+// A CPU figure read from few clock ticks says so, with the label if any.
+func TestCoarseNote(t *testing.T) {
+	for _, tc := range []struct {
+		cpu      float64 // µs per request
+		requests int
+		label    string
+		want     string
+	}{
+		{10, 100000, "", ""}, // 100 ticks
+		{0.9, 100000, "", "CPU from about 9 clock ticks a round (one tick is 11 %)"},
+		{0.8, 100000, Unsaturated, "unsaturated; CPU from about 8 clock ticks a round (one tick is 12 %)"},
+		{2.5, 100000, ClientBound, ClientBound}, // 25 ticks
+	} {
+		p := Point{CPU: figureOf([]float64{tc.cpu}), Requests: tc.requests, Label: tc.label}
+		if got := note(p); got != tc.want {
+			t.Errorf("%v µs × %d requests, label %q: note %q, want %q", tc.cpu, tc.requests, tc.label, got, tc.want)
+		}
+	}
+}
+
 func TestNoise(t *testing.T) {
 	// The floor against nginx: 9/10, 19/21, 29/10: a range over 1, a tie.
 	rep := parsed(t)

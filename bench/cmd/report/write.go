@@ -54,7 +54,8 @@ func markdown(rep Report) string {
 		"- **CPU µs/req** is the server's user+system CPU time (from /proc) over the requests served, the steadiest figure; **ceiling** is 1e6 / that. " +
 		"Each cell is the median over the rounds with its range (min–max); a ratio or difference is taken round by round between servers that ran in the same round, and one whose range straddles 1 (or 0) is a tie (or within noise).\n" +
 		"- A run whose server core was under 90 % busy is labelled: **latency-bound** at one connection (round trips set the pace), " +
-		"**client-bound** when the client's core was saturated, **unsaturated** otherwise (the reason unknown). Its req/s is not a ceiling.\n\n")
+		"**client-bound** when the client's core was saturated, **unsaturated** otherwise (the reason unknown). Its req/s is not a ceiling.\n" +
+		"- The kernel accounts CPU time in clock ticks of 10 ms: a run whose server used fewer than 20 ticks says how many, since one tick either way is then over 5 % of its CPU per request.\n\n")
 	if s, ok := rep.Sections["ceilings"]; ok && s.Quick {
 		b.WriteString("**A quick smoke run (one round, keep-alive only): not for publishing.**\n\n")
 	}
