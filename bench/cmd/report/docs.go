@@ -32,8 +32,13 @@ var documents = []document{
 	}},
 }
 
+// beginMarker opens section name, saying which run writes it.
 func beginMarker(name string) string {
-	return "<!-- begin generated: " + name + " (make bench writes it from results/results.json) -->\n"
+	from := "make bench writes it from results/results.json"
+	if name == "clients" {
+		from = "make compare-clients writes it from results/clients.json"
+	}
+	return "<!-- begin generated: " + name + " (" + from + ") -->\n"
 }
 
 func endMarker(name string) string { return "<!-- end generated: " + name + " -->" }
