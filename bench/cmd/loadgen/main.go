@@ -270,7 +270,7 @@ func parse(args []string, stdout, stderr io.Writer, now time.Time) (*options, in
 		r        = fs.Bool("r", false, "don't stop at a socket receive error (count it as a failed request and go on)")
 		q        = fs.Bool("q", false, "do not show progress")
 		d        = fs.String("d", "", "duration of the run, as wrk's -d (10s, 1m; a plain number is seconds)")
-		pipeline = fs.Int("pipeline", 1, "requests in flight per connection, written in one write (needs -k)")
+		pipeline = fs.Int("pipeline", 1, "requests in flight per connection, written in one write and, without -rate, read back together (needs -k)")
 		rate     = fs.Float64("rate", 0, "requests per second in total, open loop; latency from each intended send")
 		warmup   = fs.String("warmup", "", "run first and not recorded: a duration (2s) or a number of requests")
 		repeat   = fs.Int("repeat", 1, "runs; prints the median run by requests per second and the spread")
