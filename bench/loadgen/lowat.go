@@ -28,7 +28,9 @@ const (
 	markMax = recvSize
 	// stallMin and stallBatches: a connection silent for stallBatches
 	// times the batches' recent time, and at least stallMin, is stalled.
-	stallMin     = 2 * time.Millisecond
+	// Long enough that a server paused by the scheduler with part of a
+	// batch sent is not taken for one (a true stall costs it once a run).
+	stallMin     = 50 * time.Millisecond
 	stallBatches = 8
 )
 
