@@ -327,9 +327,16 @@ func TestExitStatus(t *testing.T) {
 	if code != 1 || !strings.HasPrefix(stderr, "loadgen: stopped at a socket error (-r goes on): ") || !strings.Contains(stderr, "connection reset by peer") {
 		t.Errorf("resets: exit %d, stderr %q", code, stderr)
 	}
+	// Stopped at the first reset, the run may not have read the answers
+	// the other three connections had in flight: one each at most.
 	m = regexp.MustCompile(`Complete requests: +(\d+)\nFailed requests: +(\d+)\n`).FindStringSubmatch(stdout)
-	if m == nil || m[1] != "200" || m[2] == "0" || m[2] == "800" {
-		t.Errorf("resets: the run did not stop at the first failure:\n%s", stdout)
+	if m == nil {
+		t.Fatalf("resets: no report:\n%s", stdout)
+	}
+	complete, _ = strconv.Atoi(m[1])
+	failed, _ = strconv.Atoi(m[2])
+	if complete < 197 || complete > 200 || failed < 1 || complete+failed >= 1000 {
+		t.Errorf("resets: the run did not stop at the first failure (complete %d, failed %d; want 197 to 200, and a few):\n%s", complete, failed, stdout)
 	}
 
 	notFound := httptest.NewServer(http.NotFoundHandler())
