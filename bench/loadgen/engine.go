@@ -29,11 +29,8 @@ type engine interface {
 	// now; otherwise sent(c) follows when the kernel has taken all of b, or
 	// lost(c) if it cannot. The loop has at most one send in flight per
 	// connection, so that requests reach the server whole and in order.
-	// await says the loop will send nothing more on c before b's requests
-	// are answered (a closed loop): an engine need not then report the
-	// send done, since the answers do. An error is the send's failure,
-	// known at once.
-	send(c *conn, b []byte, await bool) (done bool, err error)
+	// An error is the send's failure, known at once.
+	send(c *conn, b []byte) (done bool, err error)
 
 	// receive asks for c's next bytes: they come to received, the
 	// connection's end to lost.

@@ -78,7 +78,7 @@ func (e *epoll) connect(c *conn) error {
 	return nil
 }
 
-func (e *epoll) send(c *conn, b []byte, await bool) (bool, error) {
+func (e *epoll) send(c *conn, b []byte) (bool, error) {
 	n, errno := rawWrite(c.fd, b)
 	if errno != 0 && errno != unix.EAGAIN {
 		return false, os.NewSyscallError("write", errno)

@@ -412,7 +412,7 @@ func (l *loop) flush(c *conn, now time.Duration) {
 		c.q[i].sent = now
 	}
 	c.active = now
-	done, err := l.eng.send(c, l.batch[:n*len(l.req)], l.pace == nil)
+	done, err := l.eng.send(c, l.batch[:n*len(l.req)])
 	if err != nil {
 		l.lost(c, err, now)
 		return

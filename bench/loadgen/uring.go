@@ -152,7 +152,7 @@ func (u *uring) connect(c *conn) error {
 // send posts a send whose completion reports it done: even when the loop
 // awaits the answers, the kernel may hold a send (no room in the socket)
 // and must be known to have finished with b before a shutdown.
-func (u *uring) send(c *conn, b []byte, _ bool) (bool, error) {
+func (u *uring) send(c *conn, b []byte) (bool, error) {
 	s := u.sqe(c, opSend, c.gen)
 	if s == nil {
 		return false, nil

@@ -34,6 +34,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"hellobench/internal/proc"
 )
 
 // env, set, makes TestFDServer the server side of the flood.
@@ -67,7 +69,7 @@ func Run(t *testing.T, extraEnv []string, logLine string) string {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestFDServer$", "-test.v")
 	cmd.Env = append(append(os.Environ(), env+"=1"), extraEnv...)
-	var stderr lockedBuffer
+	var stderr proc.Output
 	cmd.Stderr = &stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -144,22 +146,4 @@ func Run(t *testing.T, extraEnv []string, logLine string) string {
 		t.Fatalf("after the flood: %v, %v\n%s", r, err, stderr.String())
 	}
 	return stderr.String()
-}
-
-// lockedBuffer collects a process's output while the test reads it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }
