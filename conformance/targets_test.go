@@ -103,6 +103,9 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	binDir = dir
+	// Interrupted, or orphaned by go test: stop every server started and
+	// leave no report.
+	proc.Handle("conformance tests", 2*time.Second, func() { os.RemoveAll(dir) })
 	code := 0
 	if err := targets.Build("..", dir, targets.Servers()...); err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -111,5 +114,5 @@ func TestMain(m *testing.M) {
 		code = m.Run()
 	}
 	os.RemoveAll(dir)
-	os.Exit(code)
+	proc.Exit(code)
 }

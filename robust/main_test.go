@@ -78,6 +78,9 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	binDir = dir
+	// Interrupted, or orphaned by go test: stop every server started and
+	// leave no report.
+	proc.Handle("robustness tests", 2*time.Second, func() { os.RemoveAll(dir) })
 	began := time.Now()
 	code := 1
 	lg := targets.Target{Name: "loadgen", Package: "./bench/cmd/loadgen"}
@@ -91,7 +94,7 @@ func TestMain(m *testing.M) {
 		}
 	}
 	os.RemoveAll(dir)
-	os.Exit(code)
+	proc.Exit(code)
 }
 
 // parallel lets every server of a test run at once, unless -test.parallel

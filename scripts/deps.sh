@@ -7,7 +7,7 @@ set -u
 
 PATH=$PATH:/usr/sbin:/usr/local/sbin
 missing=""
-for pair in curl:curl ab:apache2-utils wrk:wrk lighttpd:lighttpd nginx:nginx-light slowhttptest:slowhttptest prlimit:util-linux; do
+for pair in curl:curl ab:apache2-utils wrk:wrk lighttpd:lighttpd nginx:nginx-light slowhttptest:slowhttptest prlimit:util-linux setpriv:util-linux; do
 	cmd=${pair%%:*}
 	pkg=${pair#*:}
 	command -v "$cmd" >/dev/null 2>&1 || missing="$missing $pkg"

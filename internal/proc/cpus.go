@@ -16,6 +16,20 @@ func ParseCPUs(list string) ([]int, error) {
 	if err := unix.SchedGetaffinity(0, &set); err != nil {
 		return nil, fmt.Errorf("proc: sched_getaffinity: %w", err)
 	}
+	cpus, err := parseList(list)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range cpus {
+		if !set.IsSet(c) {
+			return nil, fmt.Errorf("CPU %d does not exist here: this machine has CPUs %s", c, cpuList(&set))
+		}
+	}
+	return cpus, nil
+}
+
+// parseList reads a CPU list as taskset and the kernel write it.
+func parseList(list string) ([]int, error) {
 	var cpus []int
 	for _, part := range strings.Split(list, ",") {
 		lo, hi, isRange := strings.Cut(strings.TrimSpace(part), "-")
@@ -24,13 +38,10 @@ func ParseCPUs(list string) ([]int, error) {
 		if isRange {
 			b, err2 = strconv.Atoi(hi)
 		}
-		if err1 != nil || err2 != nil || a < 0 || b < a {
+		if err1 != nil || err2 != nil || a < 0 || b < a || b >= 1024 {
 			return nil, fmt.Errorf("bad CPU list %q: want CPU numbers such as 0, 0-3 or 0,2", list)
 		}
 		for c := a; c <= b; c++ {
-			if !set.IsSet(c) {
-				return nil, fmt.Errorf("CPU %d does not exist here: this machine has CPUs %s", c, cpuList(&set))
-			}
 			cpus = append(cpus, c)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -31,11 +32,20 @@ type Spec struct {
 	NoFile int
 	// Echo, when set, also receives everything the process writes.
 	Echo io.Writer
+	// Stop is the process's graceful stop, sent when the harness is
+	// interrupted (Handle); 0: SIGTERM.
+	Stop syscall.Signal
+	// DeathSig is what the kernel sends the process when the harness dies;
+	// 0: SIGKILL. A process that must stop children of its own (a shell
+	// script, a master process) is given its stop signal instead.
+	DeathSig syscall.Signal
 }
 
 // command builds the exec.Cmd for s: prlimit and taskset exec the program,
-// so the PID is the program's own.
-func (s Spec) command() (*exec.Cmd, error) {
+// so the PID is the program's own. When cgroup is not empty, a shell first
+// moves itself into that group and then execs the rest, so that every
+// process of the command is in it from its first instruction.
+func (s Spec) command(cgroup string) (*exec.Cmd, error) {
 	argv := append([]string{s.Path}, s.Args...)
 	if s.CPUs != "" {
 		ts, err := exec.LookPath("taskset")
@@ -51,6 +61,9 @@ func (s Spec) command() (*exec.Cmd, error) {
 		}
 		n := strconv.Itoa(s.NoFile)
 		argv = append([]string{pl, "--nofile=" + n + ":" + n, "--"}, argv...)
+	}
+	if cgroup != "" {
+		argv = append([]string{"/bin/sh", "-c", `echo $$ > "$0" && exec "$@"`, filepath.Join(cgroup, "cgroup.procs")}, argv...)
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = s.Dir
@@ -71,26 +84,38 @@ type Process struct {
 	Name   string
 	cmd    *exec.Cmd
 	out    *Output
+	cgroup string        // its control group; "": none
 	exited chan struct{} // closed once the leader has exited
 	err    error         // its exit status, once exited is closed
 }
 
-// Start starts s in its own process group, its stdout and stderr kept
-// together in the process's Output.
+// Start starts s in its own process group (and, where this machine allows,
+// its own control group, for its CPU time), its stdout and stderr kept
+// together in the process's Output. It dies with the harness (Pdeathsig).
 func Start(s Spec) (*Process, error) {
-	cmd, err := s.command()
+	var group string
+	if c := cgroups(); c != nil {
+		var err error
+		if group, err = c.make(s.Name); err != nil {
+			return nil, fmt.Errorf("proc: %s: a control group: %w", s.Name, err)
+		}
+	}
+	cmd, err := s.command(group)
 	if err != nil {
+		removeGroup(group)
 		return nil, err
 	}
-	p := &Process{Name: s.Name, cmd: cmd, out: &Output{}, exited: make(chan struct{})}
+	p := &Process{Name: s.Name, cmd: cmd, out: &Output{}, cgroup: group, exited: make(chan struct{})}
 	var w io.Writer = p.out
 	if s.Echo != nil {
 		w = io.MultiWriter(p.out, s.Echo)
 	}
 	cmd.Stdout, cmd.Stderr = w, w
-	if err := cmd.Start(); err != nil {
+	if err := startCmd(cmd, s.DeathSig); err != nil {
+		removeGroup(group)
 		return nil, fmt.Errorf("proc: start %s: %w", s.Name, err)
 	}
+	register(cmd.Process.Pid, s.Name, s.Stop)
 	go func() {
 		p.err = cmd.Wait()
 		close(p.exited)
@@ -184,7 +209,16 @@ func (p *Process) Kill() error {
 	pgid := p.PID()
 	syscall.Kill(-pgid, syscall.SIGKILL)
 	<-p.exited
-	return WaitGone(p.Name, pgid, 2*time.Second)
+	if err := WaitGone(p.Name, pgid, 2*time.Second); err != nil {
+		return err
+	}
+	unregister(pgid)
+	if p.cgroup != "" {
+		if err := removeGroup(p.cgroup); err != nil {
+			return fmt.Errorf("proc: %s: removing its control group: %v", p.Name, err)
+		}
+	}
+	return nil
 }
 
 // WaitGone waits up to d for process group pgid to be empty.
@@ -203,17 +237,22 @@ func WaitGone(name string, pgid int, d time.Duration) error {
 
 // A Usage is what the kernel accounts for the processes of a group.
 type Usage struct {
-	CPU    time.Duration            // user+system of the processes counted
-	ByComm map[string]time.Duration // the same, by command name
+	// CPU is the time on CPU of the process's control group (every
+	// process it ever had) where it has one, else of the live processes
+	// counted.
+	CPU    time.Duration
+	ByComm map[string]time.Duration // of the live processes counted, by command name
+	Source string                   // where CPU was read from (CPUSource's names)
 	Memory                          // summed over the processes counted
 }
 
-// Usage reads the CPU time and memory of the live processes of the group
-// whose command name is one of comms (every process when comms is empty).
-// A process counted that has exited and been reaped is no longer in the
-// sum; measure around a run, not across a process's end.
+// Usage reads the CPU time and memory of the process. CPU comes from its
+// control group when it has one (every thread and every child, exited ones
+// too); ByComm, and CPU otherwise, from the live processes of the group
+// whose command name is one of comms (every process when comms is empty),
+// by schedstat in nanoseconds where the kernel has it, else in clock ticks.
 func (p *Process) Usage(comms ...string) (Usage, error) {
-	u := Usage{ByComm: map[string]time.Duration{}}
+	u := Usage{ByComm: map[string]time.Duration{}, Source: SourceSchedstat}
 	n := 0
 	for _, s := range Group(p.PID()) {
 		if len(comms) > 0 && !slices.Contains(comms, s.Comm) {
@@ -223,14 +262,26 @@ func (p *Process) Usage(comms ...string) (Usage, error) {
 		if err != nil {
 			continue // exited meanwhile
 		}
-		u.CPU += s.CPU()
-		u.ByComm[s.Comm] += s.CPU()
+		cpu, err := schedCPU(s.PID)
+		if err != nil {
+			cpu, u.Source = s.CPU(), SourceTicks
+		}
+		u.CPU += cpu
+		u.ByComm[s.Comm] += cpu
 		u.RSS += m.RSS
 		u.Peak += m.Peak
 		n++
 	}
 	if n == 0 {
 		return u, fmt.Errorf("proc: %s: no live process named %q in group %d (output:\n%s)", p.Name, comms, p.PID(), p.out)
+	}
+	if p.cgroup != "" {
+		c := cgroups()
+		cpu, err := c.read(p.cgroup)
+		if err != nil {
+			return u, fmt.Errorf("proc: %s: %v", p.Name, err)
+		}
+		u.CPU, u.Source = cpu, c.source
 	}
 	return u, nil
 }
@@ -250,7 +301,7 @@ func (t Times) CPU() time.Duration { return t.User + t.Sys }
 // carrying its standard error (the output is returned too); anything of the
 // group that outlives the command is killed, and its survival is an error.
 func Run(s Spec) (stdout []byte, cpu Times, err error) {
-	cmd, err := s.command()
+	cmd, err := s.command("")
 	if err != nil {
 		return nil, Times{}, err
 	}
@@ -269,12 +320,16 @@ func Run(s Spec) (stdout []byte, cpu Times, err error) {
 	defer os.Remove(errF.Name())
 	defer errF.Close()
 	cmd.Stdout, cmd.Stderr = outF, errF
-	err = cmd.Run()
+	if err = startCmd(cmd, s.DeathSig); err == nil {
+		register(cmd.Process.Pid, s.Name, s.Stop)
+		err = cmd.Wait()
+	}
 	if cmd.Process != nil {
 		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		if gone := WaitGone(s.Name, cmd.Process.Pid, 2*time.Second); gone != nil {
 			return nil, Times{}, gone
 		}
+		unregister(cmd.Process.Pid)
 	}
 	out, _ := os.ReadFile(outF.Name())
 	if err != nil {

@@ -122,6 +122,7 @@ func (t Target) start(e Env, dir string) (*Instance, error) {
 	p, err := proc.Start(proc.Spec{
 		Name: t.Name, Path: l.path, Args: l.args, Env: append(l.env, "TMPDIR="+tmp), Dir: l.dir,
 		CPUs: e.CPUs, Procs: procs, NoFile: e.NoFile, Echo: e.Echo,
+		Stop: t.Stop, DeathSig: t.DeathSig,
 	})
 	if err != nil {
 		return nil, err

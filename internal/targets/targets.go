@@ -42,6 +42,10 @@ type Target struct {
 	Ready *regexp.Regexp
 	// Stop is the signal that stops the target gracefully.
 	Stop syscall.Signal
+	// DeathSig is what the kernel sends the target when the harness that
+	// started it dies; 0: SIGKILL. A target with processes of its own to
+	// stop (a script, a master) gets a signal that makes it stop them.
+	DeathSig syscall.Signal
 	// Deviations replace the contract's answer for a named case where the
 	// stack legitimately answers otherwise; the suites assert the
 	// replacement and log why.
@@ -82,7 +86,8 @@ var All = []Target{
 		// lighttpd listens before the application it spawned has started.
 		Ready: regexp.MustCompile(`fcgi: listening on `),
 		// serve.sh turns TERM into lighttpd's graceful stop.
-		Stop: syscall.SIGTERM,
+		Stop:     syscall.SIGTERM,
+		DeathSig: syscall.SIGTERM,
 		Deviations: map[string]Deviation{
 			"extension-method": {501, "lighttpd answers 501 Not Implemented to a method it does not know, before any module sees the request"},
 		},
@@ -98,13 +103,17 @@ var All = []Target{
 		Name: "nginx", Kind: Reference, ServerHeader: "nginx",
 		Counted: []string{"nginx"},
 		Stop:    syscall.SIGQUIT, // nginx's graceful stop; TERM is its fast one
-		launch:  nginx,
+		// A master (bench-scale) stops its workers on TERM; killed, it
+		// would leave them serving.
+		DeathSig: syscall.SIGTERM,
+		launch:   nginx,
 	},
 	{
 		Name: "lighttpd-static", Kind: Reference, ServerHeader: "lighttpd",
-		Counted: []string{"lighttpd"},
-		Stop:    syscall.SIGINT, // lighttpd's graceful stop; TERM drops requests in flight
-		launch:  lighttpdStatic,
+		Counted:  []string{"lighttpd"},
+		Stop:     syscall.SIGINT,  // lighttpd's graceful stop; TERM drops requests in flight
+		DeathSig: syscall.SIGTERM, // its workers (bench-scale) stop with it
+		launch:   lighttpdStatic,
 	},
 	{
 		Name: "floor", Kind: Reference, Package: "./bench/cmd/floor", ServerHeader: "floor",

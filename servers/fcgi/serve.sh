@@ -96,11 +96,18 @@ export FCGI_BIN="$tmp/fcgi"
 export FCGI_SOCKET="$tmp/app.sock"
 export GOMAXPROCS="$procs"
 
+# lighttpd dies with this script, however it dies (setpriv's parent-death
+# signal), and the application dies with lighttpd (it asks for the same):
+# killing the script outright leaves nothing serving.
+orphan=
+if command -v setpriv >/dev/null; then
+	orphan="setpriv --pdeathsig KILL --"
+fi
 [ -z "$stopping" ] || exit 0
 if [ -n "$cpu" ]; then
-	taskset -c "$cpu" lighttpd -D -f "$dir/lighttpd.conf" &
+	$orphan taskset -c "$cpu" lighttpd -D -f "$dir/lighttpd.conf" &
 else
-	lighttpd -D -f "$dir/lighttpd.conf" &
+	$orphan lighttpd -D -f "$dir/lighttpd.conf" &
 fi
 pid=$!
 [ -z "$stopping" ] || stop

@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"hellobench/bench"
+	"hellobench/internal/proc"
 )
 
 func main() {
@@ -39,6 +40,7 @@ func main() {
 	modes := flag.String("modes", "keepalive,pipeline,close", "the modes, comma-separated, in order")
 	clients := flag.String("clients", strings.Join(bench.ClientNames, ","), "the clients, comma-separated, in the order each round runs them")
 	out := flag.String("out", "results/clients.json", "the JSON `file` to write")
+	force := flag.Bool("force", false, "run even when another process is busy on the pinned CPUs")
 	flag.Parse()
 	if flag.NArg() > 0 {
 		fmt.Fprintf(os.Stderr, "clients: unexpected argument %q\n", flag.Arg(0))
@@ -55,6 +57,13 @@ func main() {
 	cfg, err := bench.DefaultConfig()
 	if err != nil {
 		log.Fatal(err)
+	}
+	// Interrupted: stop every server and client started, print nothing more.
+	proc.Handle("clients", 5*time.Second, nil)
+	if forced, err := cfg.CheckQuiet(*force); err != nil {
+		log.Fatal(err)
+	} else if forced != "" {
+		log.Printf("-force: %s", forced)
 	}
 	run, err := bench.CompareClients(cfg, cc, os.Stderr)
 	if len(run.Rows) > 0 {

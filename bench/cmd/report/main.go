@@ -23,16 +23,25 @@ import (
 	"io"
 	"log"
 	"os"
-	"os/exec"
-	"path/filepath"
+		"path/filepath"
 	"strings"
+	"sync"
+	"syscall"
 	"time"
 
 	"hellobench/bench"
+	"hellobench/internal/proc"
 )
 
 // conns is the connections of the ceiling benchmarks (their default).
 const conns = 50
+
+// fatal ends the report with err, unless an interrupt is already ending
+// it (then its processes were stopped on purpose).
+func fatal(err error) {
+	log.Print(err)
+	proc.Exit(1)
+}
 
 func main() {
 	log.SetFlags(0)
@@ -47,6 +56,7 @@ func main() {
 	sweepN := flag.Int("sweep-n", 100000, "with -sweep: requests per sweep run (at least 20 per connection)")
 	out := flag.String("out", "results", "output `directory`")
 	docs := flag.Bool("docs", false, "also write the generated sections of README.md and bench/COSTS.md")
+	force := flag.Bool("force", false, "run even when another process is busy on the pinned CPUs (the report says so)")
 	flag.Parse()
 	if flag.NArg() > 0 {
 		log.Fatalf("unexpected arguments %q", flag.Args())
@@ -64,22 +74,38 @@ func main() {
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		log.Fatal(err)
 	}
+	// Interrupted: stop the benchmarks and the servers they started, and
+	// keep no partial output.
+	proc.Handle("report", 5*time.Second, removePartial)
+	var forced string
+	if *run || *sweep || *scaleRun {
+		cfg, err := bench.DefaultConfig()
+		if err != nil {
+			log.Fatal(err)
+		}
+		if forced, err = cfg.CheckQuiet(*force); err != nil {
+			log.Fatal(err)
+		}
+		if forced != "" {
+			log.Printf("-force: %s", forced)
+		}
+	}
 	benchFile := filepath.Join(*out, "bench.txt")
 	sweepFile := filepath.Join(*out, "sweep.txt")
 	scaleFile := filepath.Join(*out, "scale.txt")
 	if *run {
-		if err := runAll(root, benchFile, *quick, ceilingCommands(*quick, *rounds, *n)); err != nil {
-			log.Fatal(err)
+		if err := runAll(root, benchFile, *quick, forced, ceilingCommands(*quick, *rounds, *n)); err != nil {
+			fatal(err)
 		}
 	}
 	if *sweep {
-		if err := runAll(root, sweepFile, false, sweepCommands(*rounds, *sweepN)); err != nil {
-			log.Fatal(err)
+		if err := runAll(root, sweepFile, false, forced, sweepCommands(*rounds, *sweepN)); err != nil {
+			fatal(err)
 		}
 	}
 	if *scaleRun {
-		if err := runAll(root, scaleFile, false, scaleCommands(*rounds, *n, *cores)); err != nil {
-			log.Fatal(err)
+		if err := runAll(root, scaleFile, false, forced, scaleCommands(*rounds, *n, *cores)); err != nil {
+			fatal(err)
 		}
 	}
 
@@ -185,13 +211,38 @@ const (
 	machinePrefix = "# machine: "
 	cpusPrefix    = "# cpus: "
 	quickLine     = "# quick: a smoke run, not for publishing"
+	forcedPrefix  = "# forced: "
+	sourcePrefix  = "# cpu source: "
 )
+
+// partial is the output file being written, removed if the run is
+// interrupted: a partial run leaves nothing in the output directory.
+var partial struct {
+	sync.Mutex
+	file string
+}
+
+func removePartial() {
+	partial.Lock()
+	defer partial.Unlock()
+	if partial.file != "" {
+		os.Remove(partial.file)
+	}
+}
 
 // runAll runs the commands in root, writing their output (and the date,
 // the rounds and each command, as comment lines) to file and to stderr. A
-// failing command ends the run: its figures would be incomplete.
-func runAll(root, file string, quick bool, cmds [][]string) error {
-	f, err := os.Create(file)
+// failing command ends the run: its figures would be incomplete. The
+// output goes to a temporary file renamed to file only once every command
+// has succeeded, so that a failed or interrupted run leaves the last
+// complete one in place.
+func runAll(root, file string, quick bool, forced string, cmds [][]string) error {
+	tmp := file + ".partial"
+	partial.Lock()
+	partial.file = tmp
+	partial.Unlock()
+	defer removePartial()
+	f, err := os.Create(tmp)
 	if err != nil {
 		return err
 	}
@@ -213,20 +264,43 @@ func runAll(root, file string, quick bool, cmds [][]string) error {
 		seen[quote(c)]++
 	}
 	fmt.Fprintf(w, "%s%d\n", roundsPrefix, maxCount(seen))
+	fmt.Fprintf(w, "%s%s\n", sourcePrefix, proc.CPUSource())
 	if quick {
 		fmt.Fprintln(w, quickLine)
 	}
+	if forced != "" {
+		fmt.Fprintf(w, "%s%s\n", forcedPrefix, forced)
+	}
 	for _, c := range cmds {
 		fmt.Fprintf(w, "%s%s\n", commandPrefix, quote(c))
-		cmd := exec.Command(c[0], c[1:]...)
-		cmd.Dir = root
-		cmd.Stdout = w
-		cmd.Stderr = w
-		if err := cmd.Run(); err != nil {
-			return fmt.Errorf("%s: %v", quote(c), err)
+		if err := runCommand(root, w, c); err != nil {
+			return err
 		}
 	}
-	return f.Close()
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp, file)
+}
+
+// runCommand runs one go test command in its own process group (an
+// interrupted report stops the group: go test and the servers its test
+// binary started), dying with the report, its output going to w.
+func runCommand(root string, w io.Writer, c []string) error {
+	// SIGTERM, should the report die: go test dies at once, and the test
+	// binary, orphaned, stops its servers.
+	p, err := proc.Start(proc.Spec{Name: "go test", Path: c[0], Args: c[1:], Dir: root, Echo: w, Stop: syscall.SIGTERM, DeathSig: syscall.SIGTERM})
+	if err != nil {
+		return err
+	}
+	code, err := p.ExitCode()
+	if kerr := p.Kill(); kerr != nil && err == nil {
+		err = kerr
+	}
+	if err != nil || code != 0 {
+		return fmt.Errorf("%s: exit status %d %v", quote(c), code, err)
+	}
+	return nil
 }
 
 func maxCount(m map[string]int) int {

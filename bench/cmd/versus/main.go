@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"hellobench/bench"
+	"hellobench/internal/proc"
 	"hellobench/internal/targets"
 )
 
@@ -40,6 +41,7 @@ func main() {
 		fmt.Fprintf(os.Stderr, "usage: versus [-client wrk|loadgen] [-c 50] [-d 5s] [-rounds 3] target...\ntargets: %s\n", strings.Join(targets.Names(), ", "))
 		flag.PrintDefaults()
 	}
+	force := flag.Bool("force", false, "run even when another process is busy on the pinned CPUs")
 	flag.Parse()
 	names := flag.Args()
 	if len(names) == 0 {
@@ -64,6 +66,13 @@ func main() {
 	cfg, err := bench.DefaultConfig()
 	if err != nil {
 		log.Fatal(err)
+	}
+	// Interrupted: stop every server and client started, print nothing more.
+	proc.Handle("versus", 5*time.Second, nil)
+	if forced, err := cfg.CheckQuiet(*force); err != nil {
+		log.Fatal(err)
+	} else if forced != "" {
+		log.Printf("-force: %s", forced)
 	}
 	var client bench.Client
 	switch *clientName {

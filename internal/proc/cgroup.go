@@ -1,0 +1,222 @@
+package proc
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// A target's CPU time is read, best first, from:
+//
+//   - its own cgroup: every process started is put in a fresh control
+//     group before it runs, and the kernel accounts there every thread and
+//     every child, including the ones that exit during a round, in
+//     nanoseconds (cgroup v1 cpuacct.usage) or microseconds (cgroup v2
+//     cpu.stat usage_usec);
+//   - else the sum of /proc/PID/task/*/schedstat over its live processes,
+//     in nanoseconds (a process that exits mid-round takes its share along);
+//   - else /proc/PID/stat's utime and stime, in 10 ms clock ticks.
+
+// CPU sources, as the report names them.
+const (
+	SourceCgroupV1  = "cgroup v1 cpuacct.usage (ns)"
+	SourceCgroupV2  = "cgroup v2 cpu.stat usage_usec (µs)"
+	SourceSchedstat = "/proc/PID/task/*/schedstat (ns, live processes)"
+	SourceTicks     = "/proc/PID/stat utime+stime (10 ms ticks, live processes)"
+)
+
+// A cgroupFS is the hierarchy targets' groups are made in.
+type cgroupFS struct {
+	source string
+	parent string // hellobench's directory in the hierarchy
+	read   func(dir string) (time.Duration, error)
+}
+
+var (
+	cgroups = sync.OnceValue(findCgroups)
+	cgSeq   atomic.Int64
+)
+
+// CPUSource names where the CPU time of a started process is read from on
+// this machine.
+func CPUSource() string {
+	if c := cgroups(); c != nil {
+		return c.source
+	}
+	if _, err := schedCPU(os.Getpid()); err == nil {
+		return SourceSchedstat
+	}
+	return SourceTicks
+}
+
+// findCgroups returns the first hierarchy in which this process may make
+// groups and read their CPU time: cgroup v1's cpuacct controller, then
+// cgroup v2. Nil: neither (not root, or no cgroups mounted).
+func findCgroups() *cgroupFS {
+	if os.Getenv("HELLOBENCH_NO_CGROUP") == "1" {
+		return nil
+	}
+	mounts, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		return nil
+	}
+	var v1, v2 string
+	sc := bufio.NewScanner(strings.NewReader(string(mounts)))
+	for sc.Scan() {
+		// id parent major:minor root mountpoint options ... - fstype source superoptions
+		pre, post, ok := strings.Cut(sc.Text(), " - ")
+		f, g := strings.Fields(pre), strings.Fields(post)
+		if !ok || len(f) < 5 || len(g) < 3 {
+			continue
+		}
+		switch {
+		case g[0] == "cgroup" && v1 == "" && hasOption(g[2], "cpuacct"):
+			v1 = f[4]
+		case g[0] == "cgroup2" && v2 == "":
+			v2 = f[4]
+		}
+	}
+	candidates := []*cgroupFS{}
+	if v1 != "" {
+		candidates = append(candidates, &cgroupFS{source: SourceCgroupV1, parent: filepath.Join(v1, "hellobench"), read: readCpuacct})
+	}
+	if v2 != "" {
+		candidates = append(candidates, &cgroupFS{source: SourceCgroupV2, parent: filepath.Join(v2, "hellobench"), read: readCPUStat})
+	}
+	for _, c := range candidates {
+		if c.usable() {
+			return c
+		}
+	}
+	return nil
+}
+
+func hasOption(opts, name string) bool {
+	for _, o := range strings.Split(opts, ",") {
+		if o == name {
+			return true
+		}
+	}
+	return false
+}
+
+// usable makes the parent directory, removes groups an earlier harness
+// left empty, and proves a group can be made, read and removed.
+func (c *cgroupFS) usable() bool {
+	if err := os.MkdirAll(c.parent, 0o755); err != nil {
+		return false
+	}
+	stale, _ := os.ReadDir(c.parent)
+	for _, e := range stale {
+		if e.IsDir() {
+			os.Remove(filepath.Join(c.parent, e.Name())) // fails, rightly, while a process is in it
+		}
+	}
+	dir, err := c.make("probe")
+	if err != nil {
+		return false
+	}
+	defer removeGroup(dir)
+	_, err = c.read(dir)
+	return err == nil
+}
+
+// make makes a fresh group for a process named name.
+func (c *cgroupFS) make(name string) (string, error) {
+	name = strings.NewReplacer("/", "_", " ", "_").Replace(name)
+	dir := filepath.Join(c.parent, fmt.Sprintf("%s-%d-%d", name, os.Getpid(), cgSeq.Add(1)))
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		return "", err
+	}
+	if _, err := os.Stat(filepath.Join(dir, "cgroup.procs")); err != nil {
+		os.Remove(dir)
+		return "", err
+	}
+	return dir, nil
+}
+
+// removeGroup removes an empty group, waiting a moment for the kernel to
+// let go of tasks that have just exited.
+func removeGroup(dir string) error {
+	var err error
+	for range 100 {
+		if err = os.Remove(dir); err == nil || errors.Is(err, os.ErrNotExist) {
+			return nil
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return err
+}
+
+func readCpuacct(dir string) (time.Duration, error) {
+	b, err := os.ReadFile(filepath.Join(dir, "cpuacct.usage"))
+	if err != nil {
+		return 0, err
+	}
+	ns, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("proc: %s/cpuacct.usage: %v", dir, err)
+	}
+	return time.Duration(ns), nil
+}
+
+func readCPUStat(dir string) (time.Duration, error) {
+	b, err := os.ReadFile(filepath.Join(dir, "cpu.stat"))
+	if err != nil {
+		return 0, err
+	}
+	return parseCPUStat(b)
+}
+
+// parseCPUStat reads usage_usec from cgroup v2's cpu.stat.
+func parseCPUStat(b []byte) (time.Duration, error) {
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "usage_usec "); ok {
+			us, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+			if err != nil {
+				return 0, fmt.Errorf("proc: cpu.stat usage_usec: %v", err)
+			}
+			return time.Duration(us) * time.Microsecond, nil
+		}
+	}
+	return 0, errors.New("proc: cpu.stat has no usage_usec")
+}
+
+// schedCPU sums the time on CPU of every thread of pid, from
+// /proc/PID/task/*/schedstat (its first field, in nanoseconds).
+func schedCPU(pid int) (time.Duration, error) {
+	dir := "/proc/" + strconv.Itoa(pid) + "/task"
+	tasks, err := os.ReadDir(dir)
+	if err != nil {
+		return 0, err
+	}
+	var sum time.Duration
+	n := 0
+	for _, t := range tasks {
+		b, err := os.ReadFile(filepath.Join(dir, t.Name(), "schedstat"))
+		if err != nil {
+			continue // the thread exited meanwhile
+		}
+		f := strings.Fields(string(b))
+		if len(f) < 1 {
+			continue
+		}
+		ns, err := strconv.ParseInt(f[0], 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("proc: %s/%s/schedstat: %v", dir, t.Name(), err)
+		}
+		sum += time.Duration(ns)
+		n++
+	}
+	if n == 0 {
+		return 0, fmt.Errorf("proc: no readable schedstat under %s", dir)
+	}
+	return sum, nil
+}
