@@ -27,6 +27,10 @@ TOOLS   := loadgen floor versus clients report serve targets
 # bombardier, one of the clients compare-clients runs, at a pinned version.
 BOMBARDIER := github.com/codesenberg/bombardier@v1.2.6
 BENCHSTAT  := golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da
+# FORCE=1 runs the bench even when another process is busy on the pinned
+# CPUs (the report says so); without it the bench refuses to start.
+FORCE   ?=
+RUNFLAGS = $(if $(FORCE),-force)
 # How long make fuzz runs each fuzz target.
 FUZZTIME ?= 30s
 # staticcheck, run through the Go toolchain at a pinned version.
@@ -68,25 +72,25 @@ fuzz: ## run the gnet parser fuzzer for FUZZTIME (make test replays its seed cor
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./servers/gnet
 
 bench: build deps ## one run: ceilings, in-memory costs, sweep, idle connections; results/, README and COSTS sections
-	bin/report -run -sweep -docs -n 100000 -sweep-n 50000 -out results
+	bin/report $(RUNFLAGS) -run -sweep -docs -n 100000 -sweep-n 50000 -out results
 
 bench-sweep: build deps ## only the sweep (1 to 10 000 connections) and the idle connections, into results/
-	bin/report -sweep -docs -sweep-n 50000 -out results
+	bin/report $(RUNFLAGS) -sweep -docs -sweep-n 50000 -out results
 
 bench-scale: build deps ## keep-alive ceilings on SCALE_CORES cores of SERVER_CPUS, client on CLIENT_CPUS; efficiency in results/REPORT.md
-	bin/report -scale -cores $(SCALE_CORES) -n 100000 -out results
+	bin/report $(RUNFLAGS) -scale -cores $(SCALE_CORES) -n 100000 -out results
 
 bench-quick: build ## a smoke run of the benchmarks, about a minute: prints a report, keeps nothing
-	d=$$(mktemp -d) && trap 'rm -rf "$$d"' EXIT && bin/report -run -quick -out "$$d" && cat "$$d/REPORT.md"
+	d=$$(mktemp -d) && trap 'rm -rf "$$d"' EXIT && bin/report $(RUNFLAGS) -run -quick -out "$$d" && cat "$$d/REPORT.md"
 
 # loadgen keeps each server's core busy; wrk -t1, the reference client, does
 # not keep gnet's or nginx's busy on a slow machine, and then measures itself.
 compare-gnet: build deps ## gnet vs nginx vs fasthttp, -c50, server CPU per request side by side (loadgen, then wrk)
-	bin/versus -client loadgen -c 50 -d 5s -rounds 5 gnet nginx fasthttp
-	bin/versus -client wrk -c 50 -d 5s -rounds 3 gnet nginx fasthttp
+	bin/versus $(RUNFLAGS) -client loadgen -c 50 -d 5s -rounds 5 gnet nginx fasthttp
+	bin/versus $(RUNFLAGS) -client wrk -c 50 -d 5s -rounds 3 gnet nginx fasthttp
 
 compare-fcgi: build deps ## the FastCGI hop: lighttpd+fcgi vs nethttp vs lighttpd static, side by side
-	bin/versus -client wrk -c 50 -d 5s -rounds 3 fcgi nethttp lighttpd-static
+	bin/versus $(RUNFLAGS) -client wrk -c 50 -d 5s -rounds 3 fcgi nethttp lighttpd-static
 
 # Three views of one cost, each side by side: over the network (versus,
 # guarded and bare alternating), in memory (BenchmarkGuard, one process per
@@ -94,7 +98,7 @@ compare-fcgi: build deps ## the FastCGI hop: lighttpd+fcgi vs nethttp vs lighttp
 # benchstat compares) and the scanner alone.
 GUARDED := nethttp gin fasthttp fiber
 compare-guards: build deps bin/benchstat ## what the framing guards cost on a plain GET: each server against itself -bare, side by side; results/guards.txt
-	bin/versus -client loadgen -c 50 -d 3s -rounds 7 -pairs nethttp nethttp/bare gin gin/bare fasthttp fasthttp/bare fiber fiber/bare | tee results/guards.txt
+	bin/versus $(RUNFLAGS) -client loadgen -c 50 -d 3s -rounds 7 -pairs nethttp nethttp/bare gin gin/bare fasthttp fasthttp/bare fiber fiber/bare | tee results/guards.txt
 	for s in $(GUARDED); do $(GO) test -c -o bin/guard-$$s.test ./servers/$$s; done
 	: > results/guards-bench.txt
 	for i in 1 2 3 4 5 6 7 8 9 10; do for s in $(GUARDED); do for g in on off; do \
@@ -111,5 +115,5 @@ bin/bombardier:
 	GOBIN=$(CURDIR)/bin $(GO) install $(BOMBARDIER)
 
 compare-clients: build deps bin/bombardier ## loadgen vs wrk, h2load, bombardier, hey against nginx: client CPU per request, 5 rounds; README section
-	bin/clients -server nginx -c 50 -d 3s -rounds 5 -out results/clients.json
+	bin/clients $(RUNFLAGS) -server nginx -c 50 -d 3s -rounds 5 -out results/clients.json
 	bin/report -docs -out results

@@ -136,6 +136,9 @@ var (
 	stopping   atomic.Bool
 )
 
+// Stopping reports whether Handle is stopping the harness.
+func Stopping() bool { return stopping.Load() }
+
 // Exit exits with code, unless Handle is stopping the harness: then it
 // waits for Handle to finish and exit with its own status, so that a main
 // or TestMain whose work failed because its processes were stopped does not

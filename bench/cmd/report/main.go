@@ -23,7 +23,7 @@ import (
 	"io"
 	"log"
 	"os"
-		"path/filepath"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -39,7 +39,9 @@ const conns = 50
 // fatal ends the report with err, unless an interrupt is already ending
 // it (then its processes were stopped on purpose).
 func fatal(err error) {
-	log.Print(err)
+	if !proc.Stopping() {
+		log.Print(err)
+	}
 	proc.Exit(1)
 }
 
