@@ -22,20 +22,51 @@ var (
 	flagQuiet   = flag.Duration("quiet", 3*time.Second, "how long BenchmarkIdle's connections stay quiet")
 	flagCores   = flag.String("cores", "1,2", "core counts of BenchmarkScale, each at most the CPUs in SERVER_CPUS")
 	flagWarmup  = flag.Int("warmup", 5000, "requests sent before each measured run, not counted")
+	flagBlock   = flag.Int("block", -1, "the block this run is: BenchmarkCeiling runs the servers in the block's order (bench.Order); -1: table order")
+	flagFor     = flag.Duration("for", 0, "measure each ceiling run for this long instead of -benchtime's count of requests (run with -benchtime 1x)")
 )
 
 // BenchmarkCeiling measures each server on one core: b.N requests from
-// loadgen per run, in each mode. Run it with -benchtime Nx (a count): each
-// call starts the server afresh.
+// loadgen per run (or -for a duration), in each mode. Run it with
+// -benchtime Nx (a count): each call starts the server afresh. With -block,
+// the servers run in that block's order, so that a run of many blocks
+// alternates them without any always following the same one. The servers
+// include nginx's A/A twin, a second nginx measured like any other target:
+// its ratio to nginx is the run's noise floor.
 func BenchmarkCeiling(b *testing.B) {
 	cfg, client := setup(b)
-	for _, name := range servers() {
-		for _, mode := range modes(b) {
+	names := ceilingServers()
+	if *flagBlock >= 0 {
+		perm := Order(len(names), *flagBlock)
+		ordered := make([]string, len(names))
+		for i, j := range perm {
+			ordered[i] = names[j]
+		}
+		names = ordered
+	}
+	for _, mode := range modes(b) {
+		for _, name := range names {
 			b.Run(name+"/"+string(mode), func(b *testing.B) {
 				ceiling(b, cfg, client, name, Load{Mode: mode, Connections: *flagConns})
 			})
 		}
 	}
+}
+
+// ceilingServers are the servers of the ceilings: every target, and
+// nginx's A/A twin beside nginx, unless -servers says otherwise.
+func ceilingServers() []string {
+	if *flagServers != "" {
+		return servers()
+	}
+	var names []string
+	for _, n := range targets.Names() {
+		names = append(names, n)
+		if n == "nginx" {
+			names = append(names, n+TwinSuffix)
+		}
+	}
+	return names
 }
 
 // BenchmarkSweep measures each server keep-alive at several concurrencies.
@@ -161,25 +192,61 @@ func setup(b *testing.B) (Config, Client) {
 	return cfg, Loadgen{Bin: bin, CPUs: cfg.ClientCPUs}
 }
 
+// ceiling measures one ceiling run, raising the connections until the
+// server is saturated (Saturate); a run that never saturates it is
+// reported with saturated=0: it is then no ceiling.
 func ceiling(b *testing.B, cfg Config, client Client, name string, l Load) {
-	if err := measure(b, cfg, client, name, l); err != nil {
+	s, l, err := prepare(b, cfg, client, name, l)
+	if err != nil {
 		b.Fatal(err)
 	}
+	if !measured(b) {
+		return // testing's probe with N=1: nothing to saturate
+	}
+	b.ResetTimer()
+	c, err := Saturate(s, client, l)
+	b.StopTimer()
+	if err != nil {
+		b.Fatal(err)
+	}
+	Report(b, c.Result)
+	b.ReportMetric(float64(c.Connections), "conns")
+	b.ReportMetric(map[bool]float64{true: 1, false: 0}[c.Saturated], "saturated")
+	if !c.Saturated {
+		b.Logf("%s never saturated (%.1f %% busy at %d connections, the client %.0f %%): not a ceiling", name, c.Busy(), c.Connections, c.ClientBusy())
+	}
+}
+
+// measured reports whether b is a measured run, not testing's probe with N=1
+// before a -benchtime count (with -for, the one run is the measured one).
+func measured(b *testing.B) bool { return b.N > 1 || *flagFor > 0 }
+
+// prepare starts the server and warms it up, and returns the load to measure
+// it with: b.N requests, or -for a duration.
+func prepare(b *testing.B, cfg Config, client Client, name string, l Load) (*Server, Load, error) {
+	s := start(b, cfg, name)
+	l.URL = s.URL()
+	if measured(b) && *flagWarmup > 0 {
+		w := l
+		w.Requests = *flagWarmup
+		if _, err := client.Run(w); err != nil {
+			return s, l, fmt.Errorf("warm-up: %v", err)
+		}
+	}
+	l.Requests = b.N
+	if *flagFor > 0 {
+		l.Requests, l.Duration = 0, *flagFor
+	}
+	return s, l, nil
 }
 
 // measure starts the server, warms it up and measures one run into b's
 // figures, or returns why it could not.
 func measure(b *testing.B, cfg Config, client Client, name string, l Load) error {
-	s := start(b, cfg, name)
-	l.URL = s.URL()
-	if b.N > 1 && *flagWarmup > 0 {
-		w := l
-		w.Requests = *flagWarmup
-		if _, err := client.Run(w); err != nil {
-			return fmt.Errorf("warm-up: %v", err)
-		}
+	s, l, err := prepare(b, cfg, client, name, l)
+	if err != nil {
+		return err
 	}
-	l.Requests = b.N
 	b.ResetTimer()
 	r, err := Measure(s, client, l)
 	b.StopTimer()
@@ -216,7 +283,7 @@ func Report(b *testing.B, r Result) {
 		b.ReportMetric(float64(r.AppCPU)/float64(time.Microsecond)/float64(r.Requests), "app-us/req")
 	}
 	b.ReportMetric(float64(r.PeakRSS)/(1<<20), "rss-MB")
-	if b.N > 1 && r.Busy() < Saturated {
+	if measured(b) && r.Busy() < Saturated {
 		b.Logf("%s's core was %.0f%% busy, under %.0f%% (the client's %.0f%%): req/s is not its ceiling", r.Server, r.Busy(), Saturated, r.ClientBusy())
 	}
 }

@@ -433,6 +433,11 @@ type ClientsRow struct {
 	ClientBusy Figure  `json:"client_cpu_pct"`
 	CPUVsWrk   *Figure `json:"client_cpu_vs_wrk,omitempty"` // round by round
 	RateVsWrk  *Figure `json:"req_per_sec_vs_wrk,omitempty"`
+	// ServerVsLoadgen is the server's CPU per request under this client
+	// over its CPU per request under loadgen, over the rounds in which the
+	// server was saturated under both: near 1, the figure belongs to the
+	// server, not to the client that loaded it.
+	ServerVsLoadgen *Figure `json:"server_cpu_vs_loadgen,omitempty"`
 }
 
 // warmUp is how long the server is loaded, once, before the first
@@ -500,7 +505,10 @@ func CompareClients(cfg Config, cc ClientsConfig, progress io.Writer) (_ Clients
 	for _, m := range cc.Modes {
 		load.Mode = m
 		for i := range cc.Rounds {
-			for _, name := range cc.Clients {
+			// Each round in its own order: no client always runs first,
+			// or after the same one.
+			for _, j := range Order(len(cc.Clients), i) {
+				name := cc.Clients[j]
 				k := cell{m, name}
 				if skipped[k] != "" {
 					continue
@@ -614,9 +622,21 @@ func clientRows(modes []Mode, names []string, results map[cell][]Result, skipped
 			}
 			rows = append(rows, row)
 		}
+		var lg *ClientsRow
 		for i := range rows[start:] {
 			if r := &rows[start+i]; r.Client == "wrk" && r.Skipped == "" {
 				wrk = r
+			}
+			if r := &rows[start+i]; r.Client == "loadgen" && r.Skipped == "" {
+				lg = r
+			}
+		}
+		if lg != nil {
+			for i := range rows[start:] {
+				if r := &rows[start+i]; r != lg && r.Skipped == "" {
+					f := saturatedRatio(*r, *lg)
+					r.ServerVsLoadgen = &f
+				}
 			}
 		}
 		if wrk == nil {
@@ -632,6 +652,19 @@ func clientRows(modes []Mode, names []string, results map[cell][]Result, skipped
 		}
 	}
 	return rows
+}
+
+// saturatedRatio is a's server CPU per request over b's, round by round,
+// over the rounds in which the server was saturated (SaturatedCeiling)
+// under both clients.
+func saturatedRatio(a, b ClientsRow) Figure {
+	var v []float64
+	for i := range min(len(a.ServerCPU.Rounds), len(b.ServerCPU.Rounds)) {
+		if a.Busy.Rounds[i] >= SaturatedCeiling && b.Busy.Rounds[i] >= SaturatedCeiling && b.ServerCPU.Rounds[i] > 0 {
+			v = append(v, a.ServerCPU.Rounds[i]/b.ServerCPU.Rounds[i])
+		}
+	}
+	return FigureOf(v)
 }
 
 // roundLabel says what set the pace of a round whose server core was not
@@ -650,7 +683,7 @@ func roundLabel(busy, clientBusy float64) string {
 // over the rounds, with their range for the client's own figures and its
 // ratios to wrk, then the clients skipped and why.
 func (r ClientsRun) WriteTable(w io.Writer) error {
-	fmt.Fprintf(w, "%s, %d connections, %gs per run, %d rounds: median (min–max)\n", r.Server, r.Connections, r.Duration, r.Rounds)
+	fmt.Fprintf(w, "%s, %d connections, %gs per run, %d rounds in changing orders: medians with %s\n", r.Server, r.Connections, r.Duration, r.Rounds, IntervalName(r.Rounds))
 	var modes []Mode
 	for _, row := range r.Rows {
 		if !slices.Contains(modes, row.Mode) {
@@ -660,7 +693,7 @@ func (r ClientsRun) WriteTable(w io.Writer) error {
 	for _, m := range modes {
 		fmt.Fprintf(w, "\n%s\n", m)
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "client\tclient CPU µs/req\tof it user\tsegments/req\treq/s\tserver CPU µs/req\tserver busy %\tclient busy %\tclient CPU vs wrk\treq/s vs wrk\tnote")
+		fmt.Fprintln(tw, "client\tclient CPU µs/req\tof it user\tsegments/req\treq/s\tserver CPU µs/req\tserver busy %\tclient busy %\tclient CPU vs wrk\treq/s vs wrk\tserver CPU vs under loadgen\tnote")
 		var skipped []string
 		for _, row := range r.Rows {
 			switch {
@@ -668,9 +701,9 @@ func (r ClientsRun) WriteTable(w io.Writer) error {
 			case row.Skipped != "":
 				skipped = append(skipped, row.Client+" skipped: "+row.Skipped)
 			default:
-				fmt.Fprintf(tw, "%s\t%s\t%.2f\t%.2f\t%s\t%.2f\t%.0f\t%.0f\t%s\t%s\t%s\n", row.Client,
+				fmt.Fprintf(tw, "%s\t%s\t%.2f\t%.2f\t%s\t%.2f\t%.0f\t%.0f\t%s\t%s\t%s\t%s\n", row.Client,
 					spread(row.ClientCPU, "%.2f"), row.ClientUser.Median, row.Segments.Median, spread(row.ReqPerSec, "%.0f"), row.ServerCPU.Median, row.Busy.Median, row.ClientBusy.Median,
-					ratio(row.CPUVsWrk), ratio(row.RateVsWrk), note(row))
+					ratio(row.CPUVsWrk), ratio(row.RateVsWrk), ratio(row.ServerVsLoadgen), note(row))
 			}
 		}
 		if err := tw.Flush(); err != nil {
@@ -686,18 +719,21 @@ func (r ClientsRun) WriteTable(w io.Writer) error {
 }
 
 // spread formats a figure as its median and, over several rounds, its
-// range.
+// interval (Spread's Lo and Hi).
 func spread(f Figure, format string) string {
+	if f.N == 0 {
+		return "-"
+	}
 	s := fmt.Sprintf(format, f.Median)
 	if f.N > 1 {
-		s += fmt.Sprintf(" ("+format+"–"+format+")", f.Min, f.Max)
+		s += fmt.Sprintf(" ("+format+"–"+format+")", f.Lo, f.Hi)
 	}
 	return s
 }
 
-// ratio formats a ratio to wrk, "tie" when its rounds straddle 1.
+// ratio formats a ratio, "tie" when its interval contains 1.
 func ratio(f *Figure) string {
-	if f == nil {
+	if f == nil || f.N == 0 {
 		return "-"
 	}
 	s := spread(*f, "%.2f")

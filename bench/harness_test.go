@@ -326,3 +326,36 @@ func TestMultiCoreForms(t *testing.T) {
 		})
 	}
 }
+
+// TestSaturateNever runs the saturation rule against a server that cannot
+// be saturated: Saturate doubles the connections twice (50, 100, 200) and
+// reports the run as no ceiling.
+func TestSaturateNever(t *testing.T) {
+	lg, err := realConfig(t).Binary("loadgen")
+	if err != nil {
+		t.Fatal(err)
+	}
+	self, err := os.ReadFile(os.Args[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := fakeRoot(t, "nethttp", "")
+	if err := os.WriteFile(filepath.Join(c.Root, "bin", "nethttp"), self, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	c.StartTimeout = 10 * time.Second
+	t.Setenv("HELLOBENCH_SLOW_SERVER", "1")
+	s, err := c.Start("nethttp", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Stop()
+	r, err := Saturate(s, Loadgen{Bin: lg}, Load{URL: s.URL(), Mode: KeepAlive, Connections: 50, Duration: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Saturated || r.Connections != 200 || r.Busy() >= SaturatedCeiling || r.Requests == 0 {
+		t.Errorf("Saturate on a 1000 req/s server: saturated %v at %d connections, %.1f %% busy, %d requests; want unsaturated at 200",
+			r.Saturated, r.Connections, r.Busy(), r.Requests)
+	}
+}

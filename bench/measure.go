@@ -8,9 +8,14 @@ import (
 )
 
 // Saturated is the server core's busy share below which a result is
-// client-bound: the server waited for the client, so its req/s is not its
-// ceiling.
+// labelled: the server waited for something (the client, round trips), so
+// its req/s is not its ceiling.
 const Saturated = 90.0
+
+// SaturatedCeiling is the busy share a ceiling run must reach to count:
+// below it, the server's CPU per request includes the wake-ups of a server
+// that was waiting, which a server at its ceiling does not pay.
+const SaturatedCeiling = 97.0
 
 // A Result is one measured run.
 type Result struct {
@@ -24,13 +29,23 @@ type Result struct {
 	Segments  int64         // TCP segments the machine sent during the run
 }
 
-// Busy is the server core's busy share in percent: the CPU time of
-// everything on it over the run's wall time.
+// span is the time the load ran: the client's own measure, which leaves
+// out its start-up and connecting (when the server has nothing to do), or
+// else the client process's wall time.
+func (r Result) span() time.Duration {
+	if r.Elapsed > 0 {
+		return r.Elapsed
+	}
+	return r.Wall
+}
+
+// Busy is the server's busy share in percent: the CPU time of everything
+// counted for it over the time the load ran.
 func (r Result) Busy() float64 {
-	if r.Wall <= 0 {
+	if r.span() <= 0 {
 		return 0
 	}
-	return 100 * float64(r.ServerCPU+r.AppCPU) / float64(r.Wall)
+	return 100 * float64(r.ServerCPU+r.AppCPU) / float64(r.span())
 }
 
 // CPUPerRequest is the server's (and application's) CPU time per request in
@@ -83,10 +98,10 @@ func (r Result) Ceiling() float64 {
 // ClientBusy is the client's busy share in percent: its CPU time over the
 // run's wall time (per core it runs on).
 func (r Result) ClientBusy() float64 {
-	if r.Wall <= 0 {
+	if r.span() <= 0 {
 		return 0
 	}
-	return 100 * float64(r.ClientCPU) / float64(r.Wall)
+	return 100 * float64(r.ClientCPU) / float64(r.span())
 }
 
 // ClientBound reports whether the client's core was saturated while the

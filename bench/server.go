@@ -124,12 +124,18 @@ func FreeAddr() (string, error) { return targets.FreeAddr() }
 // of the box, without the server's own framing guards ("fasthttp/bare").
 const BareSuffix = "/bare"
 
+// TwinSuffix, after a target's name, starts a second instance of it
+// measured as a target of its own ("nginx/aa"): an A/A comparison, whose
+// ratio to the first is the run's noise.
+const TwinSuffix = "/aa"
+
 // Start starts the named target pinned to c.ServerCPUs with GOMAXPROCS
 // c.Procs on addr (a free loopback port when empty) and waits until it
 // serves. The error names the target and carries its output when it exits
 // or never serves.
 func (c Config) Start(name, addr string) (*Server, error) {
-	base, bare := strings.CutSuffix(name, BareSuffix)
+	base, _ := strings.CutSuffix(name, TwinSuffix)
+	base, bare := strings.CutSuffix(base, BareSuffix)
 	t, err := targets.Lookup(base)
 	if err != nil {
 		return nil, fmt.Errorf("bench: %v", err)

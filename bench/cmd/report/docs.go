@@ -1,6 +1,8 @@
 package main
 
 import (
+	"hellobench/internal/proc"
+
 	"fmt"
 	"os"
 	"path/filepath"
@@ -93,8 +95,12 @@ func source(rep Report, section string) string {
 	if !ok {
 		return ""
 	}
-	return fmt.Sprintf("_`make bench`, %s, %s on %s; each cell is the median over the rounds (min–max), a difference or ratio taken round by round._",
-		s.Date, plural(s.Rounds, "round"), rep.Machine.CPU)
+	unit := "round"
+	if section == "ceilings" {
+		unit = "block"
+	}
+	return fmt.Sprintf("_`make bench`, %s, %s on %s; each cell is %s, a difference or ratio taken %s by %s._",
+		s.Date, plural(s.Rounds, unit), rep.Machine.CPU, interval(s.Rounds), unit, unit)
 }
 
 // conditions is the machine and the calibration of the run.
@@ -105,8 +111,13 @@ func conditions(rep Report) string {
 	}
 	m := rep.Machine
 	var b strings.Builder
-	fmt.Fprintf(&b, "- Measured %s on %s (%d cores), %s, %s, nginx %s, lighttpd %s; %s, alternating the servers.\n",
-		s.Date, m.CPU, m.Cores, m.Kernel, m.Go, orNone(m.Nginx), orNone(m.Lighttpd), plural(s.Rounds, "round"))
+	fmt.Fprintf(&b, "- Measured %s on %s (%d cores), %s, %s, nginx %s, lighttpd %s; %s, each running every server once in an order that changes from block to block.\n",
+		s.Date, m.CPU, m.Cores, m.Kernel, m.Go, orNone(m.Nginx), orNone(m.Lighttpd), plural(s.Rounds, "block"))
+	fmt.Fprintf(&b, "- CPU time read from %s.\n", cpuSource(s))
+	if s.Forced != "" {
+		fmt.Fprintf(&b, "- **Forced (-force) while other processes were busy: %s. The figures include what they took.**\n", s.Forced)
+	}
+	b.WriteString(aaLine(rep))
 	if f, ok := cpuOf(rep, "floor", "keepalive"); ok {
 		fmt.Fprintf(&b, "- Calibration: the syscall floor spent %s µs of CPU per keep-alive request on this machine; compare machines by ratios to it.\n", spread(f, 2))
 	}
@@ -114,6 +125,47 @@ func conditions(rep Report) string {
 		fmt.Fprintf(&b, "- nginx, the C reference, spent %s µs.\n", spread(n, 2))
 	}
 	return b.String()
+}
+
+// cpuSource names where a section's CPU time came from.
+func cpuSource(s Section) string {
+	if s.CPUSource == "" {
+		return proc.SourceTicks
+	}
+	return s.CPUSource
+}
+
+// noiseBound is the A/A interval's half-width above which the report says
+// the run cannot back claims of a few per cent.
+const noiseBound = 0.03
+
+// aaLine gives the A/A comparison, nginx against its twin, in each mode:
+// the run's noise floor.
+func aaLine(rep Report) string {
+	var parts, noisy []string
+	for _, mode := range []string{"keepalive", "close", "pipeline"} {
+		p, ok := find(rep.Ceilings, twin, mode)
+		if !ok || p.CPUVsNginx == nil || p.CPUVsNginx.N == 0 {
+			continue
+		}
+		r := *p.CPUVsNginx
+		if r.N < 6 {
+			parts = append(parts, fmt.Sprintf("%s %s (%s: too few for an interval)", mode, spread(r, 3), plural(r.N, "block")))
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("%s %s, ±%.1f %%", mode, spread(r, 3), 100*r.HalfWidth()))
+		if r.HalfWidth() > noiseBound {
+			noisy = append(noisy, mode)
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	line := "- A/A: a second nginx, measured as a target of its own, against nginx: " + strings.Join(parts, ", ") + ". This is the run's noise floor."
+	if len(noisy) > 0 {
+		line += fmt.Sprintf(" **Wider than ±%.0f %% in %s: the machine was too noisy for %.0f %% claims there.**", 100*noiseBound, strings.Join(noisy, ", "), 100*noiseBound)
+	}
+	return line + "\n"
 }
 
 func orNone(v string) string {
@@ -166,7 +218,7 @@ func sweepOne(rep Report) string {
 		return ""
 	}
 	if s, ok := rep.Sections["sweep"]; ok {
-		fmt.Fprintf(&b, "\n_`make bench`'s sweep, %s, %s; median (min–max)._\n", s.Date, plural(s.Rounds, "round"))
+		fmt.Fprintf(&b, "\n_`make bench`'s sweep, %s, %s; %s._\n", s.Date, plural(s.Rounds, "round"), interval(s.Rounds))
 	}
 	return b.String()
 }
@@ -180,6 +232,15 @@ func sweepPoint(rep Report, server string, conns int) (Point, bool) {
 	return Point{}, false
 }
 
+// versusSaturated is versus for a ratio taken over the saturated rounds
+// only, which there may be none of.
+func versusSaturated(f *Figure) string {
+	if f != nil && f.N == 0 {
+		return "never both saturated"
+	}
+	return versus(f)
+}
+
 // clientsTable is make compare-clients' run: each client's CPU per request
 // against wrk's, by mode.
 func clientsTable(rep Report) string {
@@ -188,17 +249,17 @@ func clientsTable(rep Report) string {
 		return ""
 	}
 	var b strings.Builder
-	b.WriteString("| mode | client | client CPU µs/request | of it in user space | vs wrk, round by round | TCP segments/request | req/s | vs wrk | server CPU µs/request | server busy | note |\n|---|---|--:|--:|--:|--:|--:|--:|--:|--:|---|\n")
+	b.WriteString("| mode | client | client CPU µs/request | of it in user space | vs wrk, round by round | TCP segments/request | req/s | vs wrk | server CPU µs/request | server busy | server CPU vs under loadgen | note |\n|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|\n")
 	for _, r := range run.Rows {
 		if r.Skipped != "" {
-			fmt.Fprintf(&b, "| %s | %s | – | – | – | – | – | – | – | – | not run: %s |\n", r.Mode, r.Client, r.Skipped)
+			fmt.Fprintf(&b, "| %s | %s | – | – | – | – | – | – | – | – | – | not run: %s |\n", r.Mode, r.Client, r.Skipped)
 			continue
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r.Mode, r.Client, spread(r.ClientCPU, 2), spread(r.ClientUser, 2),
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r.Mode, r.Client, spread(r.ClientCPU, 2), spread(r.ClientUser, 2),
 			versus(r.CPUVsWrk), spread(r.Segments, 2), spread(r.ReqPerSec, 0), versus(r.RateVsWrk), spread(r.ServerCPU, 2), pct(r.Busy),
-			label(run.Connections, r.Busy.Median, r.ClientBusy.Median))
+			versusSaturated(r.ServerVsLoadgen), label(run.Connections, r.Busy.Median, r.ClientBusy.Median))
 	}
-	fmt.Fprintf(&b, "\n_`make compare-clients`, %s, against %s with %d connections, %d rounds of %.0f s per mode; median over the rounds (min–max)._\n",
-		run.Date, run.Server, run.Connections, run.Rounds, run.Duration)
+	fmt.Fprintf(&b, "\n_`make compare-clients`, %s, against %s with %d connections, %d rounds of %.0f s per mode in changing orders; %s; the server's CPU against loadgen's rounds only where the server was 97 %% busy under both._\n",
+		run.Date, run.Server, run.Connections, run.Rounds, run.Duration, interval(run.Rounds))
 	return b.String()
 }

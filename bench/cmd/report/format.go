@@ -34,7 +34,8 @@ func num(v float64, prec int) string {
 }
 
 // spread formats a figure as its median and, over several rounds, its
-// range: "9.10 (8.95–9.40)". A figure never measured is "–".
+// interval: "9.10 (8.95–9.40)", the 95 % confidence interval of the median
+// from 6 rounds up, the range below. A figure never measured is "–".
 func spread(f Figure, prec int) string {
 	switch f.N {
 	case 0:
@@ -42,7 +43,15 @@ func spread(f Figure, prec int) string {
 	case 1:
 		return num(f.Median, prec)
 	}
-	return fmt.Sprintf("%s (%s–%s)", num(f.Median, prec), num(f.Min, prec), num(f.Max, prec))
+	return fmt.Sprintf("%s (%s–%s)", num(f.Median, prec), num(f.Lo, prec), num(f.Hi, prec))
+}
+
+// interval says how to read spread's parentheses for n rounds.
+func interval(n int) string {
+	if n >= 6 {
+		return "the median with its 95 % confidence interval (order statistics of the rounds, no assumption about their distribution)"
+	}
+	return "the median with the range (min–max)"
 }
 
 // median formats a figure's median alone.
@@ -97,7 +106,7 @@ func note(p Point) string {
 	if p.FellOver > 0 {
 		return fmt.Sprintf("fell over in %s: %s", plural(p.FellOver, "round"), p.Why)
 	}
-	if t := p.ticks(); t > 0 && t < coarseTicks {
+	if t := p.ticks(); p.Coarse && t > 0 && t < coarseTicks {
 		coarse := fmt.Sprintf("CPU from about %.0f clock ticks a round (one tick is %.0f %%)", t, 100/t)
 		if p.Label == "" {
 			return coarse

@@ -53,7 +53,9 @@ func main() {
 	scaleRun := flag.Bool("scale", false, "run the ceilings on several core counts into scale.txt first (SERVER_CPUS, CLIENT_CPUS)")
 	cores := flag.String("cores", "1,2", "with -scale: the core counts")
 	quick := flag.Bool("quick", false, "with -run: a smoke run of about a minute (keep-alive only, short runs, one round)")
-	rounds := flag.Int("rounds", 5, "rounds of every measured benchmark, taken as medians with their range")
+	rounds := flag.Int("rounds", 5, "rounds of the in-memory benchmarks, the sweep and bench-scale, taken as medians with their range")
+	blocks := flag.Int("blocks", 20, "with -run: blocks of the ceilings, each running every server once, in an order that changes from block to block")
+	each := flag.Duration("for", 500*time.Millisecond, "with -run: how long each ceiling run lasts")
 	n := flag.Int("n", 200000, "with -run: requests per ceiling run")
 	sweepN := flag.Int("sweep-n", 100000, "with -sweep: requests per sweep run (at least 20 per connection)")
 	out := flag.String("out", "results", "output `directory`")
@@ -63,8 +65,8 @@ func main() {
 	if flag.NArg() > 0 {
 		log.Fatalf("unexpected arguments %q", flag.Args())
 	}
-	if *rounds < 1 || *n < 1 || *sweepN < 1 {
-		log.Fatal("-rounds, -n and -sweep-n must be positive")
+	if *rounds < 1 || *n < 1 || *sweepN < 1 || *blocks < 1 || *each <= 0 {
+		log.Fatal("-rounds, -blocks, -for, -n and -sweep-n must be positive")
 	}
 	if *docs && *quick {
 		log.Fatal("-docs takes a full run's figures, not -quick's")
@@ -96,17 +98,17 @@ func main() {
 	sweepFile := filepath.Join(*out, "sweep.txt")
 	scaleFile := filepath.Join(*out, "scale.txt")
 	if *run {
-		if err := runAll(root, benchFile, *quick, forced, ceilingCommands(*quick, *rounds, *n)); err != nil {
+		if err := runAll(root, benchFile, *quick, forced, blockCount(*quick, *blocks), ceilingCommands(*quick, *rounds, *blocks, *each)); err != nil {
 			fatal(err)
 		}
 	}
 	if *sweep {
-		if err := runAll(root, sweepFile, false, forced, sweepCommands(*rounds, *sweepN)); err != nil {
+		if err := runAll(root, sweepFile, false, forced, *rounds, sweepCommands(*rounds, *sweepN)); err != nil {
 			fatal(err)
 		}
 	}
 	if *scaleRun {
-		if err := runAll(root, scaleFile, false, forced, scaleCommands(*rounds, *n, *cores)); err != nil {
+		if err := runAll(root, scaleFile, false, forced, *rounds, scaleCommands(*rounds, *n, *cores)); err != nil {
 			fatal(err)
 		}
 	}
@@ -148,23 +150,29 @@ func goTest(args ...string) []string {
 	return append([]string{"go", "test", "-run", "^$"}, args...)
 }
 
-// ceilingCommands are the in-memory benchmarks, then the ceilings, round
-// after round. A new connection per request is several times slower, so it
-// gets a fifth of the requests: enough CPU time to read.
-func ceilingCommands(quick bool, rounds, n int) [][]string {
+// ceilingCommands are the in-memory benchmarks, then the ceilings in
+// blocks: each block runs every server once in each mode, in the block's
+// own order (bench.Order), for the same time each.
+func ceilingCommands(quick bool, rounds, blocks int, each time.Duration) [][]string {
 	if quick {
 		return [][]string{
 			goTest("-bench", ".", "-benchmem", "-cpu", "1", "-benchtime", "20000x", "./servers/..."),
-			goTest("-bench", "Ceiling", "-benchtime", "50000x", "-timeout", "0", "./bench", "-args", "-modes", "keepalive", "-warmup", "2000"),
+			goTest("-bench", "Ceiling", "-benchtime", "1x", "-timeout", "0", "./bench", "-args", "-modes", "keepalive", "-warmup", "2000", "-for", "200ms", "-block", "0"),
 		}
 	}
 	cmds := [][]string{goTest("-bench", ".", "-benchmem", "-cpu", "1", "-count", fmt.Sprint(rounds), "./servers/...")}
-	for range rounds {
-		cmds = append(cmds,
-			goTest("-bench", "Ceiling/.*/(keepalive|pipeline)", "-benchtime", fmt.Sprintf("%dx", n), "-timeout", "0", "./bench"),
-			goTest("-bench", "Ceiling/.*/close", "-benchtime", fmt.Sprintf("%dx", n/5), "-timeout", "0", "./bench"))
+	for k := range blocks {
+		cmds = append(cmds, goTest("-bench", "Ceiling", "-benchtime", "1x", "-timeout", "0", "./bench", "-args", "-for", each.String(), "-block", fmt.Sprint(k)))
 	}
 	return cmds
+}
+
+// blockCount is the ceilings' rounds: one per block.
+func blockCount(quick bool, blocks int) int {
+	if quick {
+		return 1
+	}
+	return blocks
 }
 
 // sweepCommands are the sweep and the idle connections, round after round.
@@ -238,7 +246,7 @@ func removePartial() {
 // output goes to a temporary file renamed to file only once every command
 // has succeeded, so that a failed or interrupted run leaves the last
 // complete one in place.
-func runAll(root, file string, quick bool, forced string, cmds [][]string) error {
+func runAll(root, file string, quick bool, forced string, rounds int, cmds [][]string) error {
 	tmp := file + ".partial"
 	partial.Lock()
 	partial.file = tmp
@@ -261,11 +269,7 @@ func runAll(root, file string, quick bool, forced string, cmds [][]string) error
 		return err
 	}
 	fmt.Fprintf(w, "%sserver %s client %s\n", cpusPrefix, cfg.ServerCPUs, cfg.ClientCPUs)
-	seen := map[string]int{}
-	for _, c := range cmds {
-		seen[quote(c)]++
-	}
-	fmt.Fprintf(w, "%s%d\n", roundsPrefix, maxCount(seen))
+	fmt.Fprintf(w, "%s%d\n", roundsPrefix, rounds)
 	fmt.Fprintf(w, "%s%s\n", sourcePrefix, proc.CPUSource())
 	if quick {
 		fmt.Fprintln(w, quickLine)
@@ -303,14 +307,6 @@ func runCommand(root string, w io.Writer, c []string) error {
 		return fmt.Errorf("%s: exit status %d %v", quote(c), code, err)
 	}
 	return nil
-}
-
-func maxCount(m map[string]int) int {
-	n := 0
-	for _, v := range m {
-		n = max(n, v)
-	}
-	return n
 }
 
 func quote(args []string) string {

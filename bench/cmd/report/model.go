@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"hellobench/bench"
+	"hellobench/internal/proc"
 	"hellobench/internal/targets"
 )
 
@@ -28,9 +29,18 @@ type Point struct {
 	Cores    int    `json:"cores,omitempty"` // bench-scale: the server's cores
 	Requests int    `json:"requests_per_round"`
 	// The server's CPU time per request in µs (for fcgi, lighttpd's and the
-	// application's together; AppCPU is the application's part).
-	CPU    Figure `json:"cpu_us_per_req"`
-	AppCPU Figure `json:"app_cpu_us_per_req"`
+	// application's together; AppCPU is the application's part). For a
+	// ceiling, over the blocks in which the server was saturated.
+	CPU Figure `json:"cpu_us_per_req"`
+	// Blocks is a ceiling's CPU per request in every block, in order, and
+	// Saturated whether the server was saturated in it: ratios pair the
+	// blocks in which both servers were.
+	Blocks    []float64 `json:"cpu_us_per_req_by_block,omitempty"`
+	Saturated []bool    `json:"saturated_by_block,omitempty"`
+	// UsedConns is the connections a ceiling run ended with: more than
+	// Conns where the harness raised them to saturate the server.
+	UsedConns Figure `json:"connections_used"`
+	AppCPU    Figure `json:"app_cpu_us_per_req"`
 	// Implied is one core's ceiling, 1e6 / CPU, in requests per second.
 	Implied   Figure `json:"implied_ceiling_req_per_sec"`
 	ReqPerSec Figure `json:"req_per_sec"`
@@ -48,6 +58,8 @@ type Point struct {
 	CPUVsFloor *Figure `json:"cpu_vs_floor,omitempty"`
 	// Label says what bounded a run whose server was not saturated.
 	Label string `json:"label,omitempty"`
+	// Coarse says the CPU was read in clock ticks, not nanoseconds.
+	Coarse bool `json:"-"`
 	// FellOver counts the rounds in which the server failed requests, and
 	// Why says why (the first); its figures are of the other rounds.
 	FellOver int    `json:"fell_over_rounds,omitempty"`
@@ -71,6 +83,9 @@ const (
 	ClientBound  = "client-bound"  // the client's core was saturated
 	Unsaturated  = "unsaturated"   // neither: the reason is unknown
 	FellOver     = "fell over"     // the server failed requests
+	// NeverSaturated is a ceiling whose server stayed under
+	// bench.SaturatedCeiling in every block, even at raised connections.
+	NeverSaturated = "never saturated: no ceiling"
 )
 
 // label names what bounded a run from the medians of its rounds: nothing
@@ -119,6 +134,12 @@ type Section struct {
 	Quick    bool     `json:"quick,omitempty"`
 	// Machine is where it ran, recorded when it ran.
 	Machine Machine `json:"machine"`
+	// CPUSource is where the servers' CPU time was read from (proc's
+	// names); "" in a file from before it was recorded: clock ticks.
+	CPUSource string `json:"cpu_source,omitempty"`
+	// Forced, when set, says the run was forced while other processes
+	// were busy on its CPUs, and which.
+	Forced string `json:"forced,omitempty"`
 	// CPUs is the placement: the server's and the client's CPU sets and
 	// the server's GOMAXPROCS.
 	ServerCPUs string `json:"server_cpus,omitempty"`
@@ -146,10 +167,16 @@ type Report struct {
 	Clients *bench.ClientsRun `json:"-"`
 }
 
+// twin is nginx's A/A twin, measured beside it in the ceilings.
+const twin = "nginx" + bench.TwinSuffix
+
 // order is the servers' order in tables and charts.
 func order() []string { return targets.Names() }
 
+// rank is a server's place in order(); nginx's twin shares nginx's (and so
+// its colour), and sorts after it by name.
 func rank(s string) int {
+	s = strings.TrimSuffix(s, bench.TwinSuffix)
 	if i := slices.Index(order(), s); i >= 0 {
 		return i
 	}
@@ -185,6 +212,41 @@ func point(server, mode string, conns int, s samples) Point {
 	return p
 }
 
+// ceilingPoint builds a ceiling's Point: its figures come from the blocks
+// in which the server was saturated, every block kept in Blocks.
+func ceilingPoint(server, mode string, conns int, s samples) Point {
+	sat := s["saturated"]
+	if len(sat) == 0 { // a file from before the rule: every round counts
+		return point(server, mode, conns, s)
+	}
+	kept := samples{}
+	for unit, v := range s {
+		for i, x := range v {
+			if i < len(sat) && sat[i] == 1 {
+				kept[unit] = append(kept[unit], x)
+			}
+		}
+	}
+	p := point(server, mode, conns, kept)
+	p.Blocks = s["cpu-us/req"]
+	for _, x := range sat {
+		p.Saturated = append(p.Saturated, x == 1)
+	}
+	p.UsedConns = s.figure("conns")
+	if len(kept["cpu-us/req"]) == 0 {
+		// Never saturated: the figures of every block, labelled, and no
+		// ceiling.
+		p = point(server, mode, conns, s)
+		p.Blocks, p.Saturated, p.UsedConns = s["cpu-us/req"], make([]bool, len(sat)), s.figure("conns")
+		p.Implied = Figure{}
+		p.Label = NeverSaturated
+		if p.ClientBusy.Median >= bench.Saturated {
+			p.Label += " (client-bound)"
+		}
+	}
+	return p
+}
+
 // build assembles the report from the samples of the benchmark files.
 func build(all map[string]samples, why map[string]string, sections map[string]Section, conns int) Report {
 	rep := Report{Sections: sections}
@@ -201,14 +263,18 @@ func build(all map[string]samples, why map[string]string, sections map[string]Se
 			rep.InMemory = append(rep.InMemory, Memory{Stack: stack, Benchmark: name,
 				NsOp: s.figure("ns/op"), BytesOp: s.figure("B/op"), AllocsOp: s.figure("allocs/op")})
 		case strings.HasPrefix(key, "hellobench/bench/BenchmarkCeiling/"):
+			// server/mode, the server perhaps itself server/twin.
 			f := strings.Split(strings.TrimPrefix(key, "hellobench/bench/BenchmarkCeiling/"), "/")
-			if len(f) == 2 {
-				rep.Ceilings = append(rep.Ceilings, point(f[0], f[1], conns, s))
+			if len(f) >= 2 {
+				p := ceilingPoint(strings.Join(f[:len(f)-1], "/"), f[len(f)-1], conns, s)
+				p.Coarse = coarse(sections["ceilings"])
+				rep.Ceilings = append(rep.Ceilings, p)
 			}
 		case strings.HasPrefix(key, "hellobench/bench/BenchmarkSweep/"):
 			server, c, ok := strings.Cut(strings.TrimPrefix(key, "hellobench/bench/BenchmarkSweep/"), "/c=")
 			if n, err := strconv.Atoi(c); ok && err == nil {
 				p := point(server, "keepalive", n, s)
+				p.Coarse = coarse(sections["sweep"])
 				if f := s["fell-over"]; len(f) > 0 {
 					p.FellOver, p.Why, p.Label = len(f), why[key], FellOver
 				}
@@ -260,8 +326,26 @@ func build(all map[string]samples, why map[string]string, sections map[string]Se
 	return rep
 }
 
+// coarse reports whether a section's CPU was read in clock ticks.
+func coarse(s Section) bool { return s.CPUSource == "" || s.CPUSource == proc.SourceTicks }
+
+// blockRatio is a over b block by block, over the blocks in which both
+// servers were saturated; points without blocks pair their rounds.
+func blockRatio(a, b Point) Figure {
+	if len(a.Blocks) == 0 || len(b.Blocks) == 0 {
+		return ratio(a.CPU, b.CPU)
+	}
+	var v []float64
+	for i := range min(len(a.Blocks), len(b.Blocks)) {
+		if a.Saturated[i] && b.Saturated[i] && b.Blocks[i] > 0 {
+			v = append(v, a.Blocks[i]/b.Blocks[i])
+		}
+	}
+	return figureOf(v)
+}
+
 // compare sets each point's CPU ratios to nginx and the floor at the same
-// mode and concurrency, round by round.
+// mode and concurrency, block by block (round by round in the sweep).
 func compare(ps []Point) {
 	ref := map[string]Point{}
 	for _, p := range ps {
@@ -273,11 +357,11 @@ func compare(ps []Point) {
 		p := &ps[i]
 		at := "/" + p.Mode + "/" + strconv.Itoa(p.Conns)
 		if n, ok := ref["nginx"+at]; ok && p.Server != "nginx" {
-			r := ratio(p.CPU, n.CPU)
+			r := blockRatio(*p, n)
 			p.CPUVsNginx = &r
 		}
 		if f, ok := ref["floor"+at]; ok && p.Server != "floor" {
-			r := ratio(p.CPU, f.CPU)
+			r := blockRatio(*p, f)
 			p.CPUVsFloor = &r
 		}
 	}
@@ -287,8 +371,10 @@ func pointLess(a, b Point) bool {
 	switch {
 	case modeRank(a.Mode) != modeRank(b.Mode):
 		return modeRank(a.Mode) < modeRank(b.Mode)
-	case a.Server != b.Server:
+	case rank(a.Server) != rank(b.Server):
 		return rank(a.Server) < rank(b.Server)
+	case a.Server != b.Server:
+		return a.Server < b.Server
 	}
 	return a.Conns < b.Conns
 }

@@ -43,6 +43,14 @@ func parseBench(r io.Reader, into map[string]samples, why map[string]string) (se
 			sec.Quick = true
 			continue
 		}
+		if src, ok := strings.CutPrefix(line, sourcePrefix); ok {
+			sec.CPUSource = src
+			continue
+		}
+		if f, ok := strings.CutPrefix(line, forcedPrefix); ok {
+			sec.Forced = f
+			continue
+		}
 		if d, ok := strings.CutPrefix(line, datePrefix); ok {
 			sec.Date = d
 			continue

@@ -104,7 +104,8 @@ func TestLabels(t *testing.T) {
 	}
 }
 
-// A CPU figure read from few clock ticks says so, with the label if any.
+// A CPU figure read from few clock ticks says so, with the label if any;
+// read in nanoseconds, it need not.
 func TestCoarseNote(t *testing.T) {
 	for _, tc := range []struct {
 		cpu      float64 // µs per request
@@ -117,7 +118,7 @@ func TestCoarseNote(t *testing.T) {
 		{0.8, 100000, Unsaturated, "unsaturated; CPU from about 8 clock ticks a round (one tick is 12 %)"},
 		{2.5, 100000, ClientBound, ClientBound}, // 25 ticks
 	} {
-		p := Point{CPU: figureOf([]float64{tc.cpu}), Requests: tc.requests, Label: tc.label}
+		p := Point{CPU: figureOf([]float64{tc.cpu}), Requests: tc.requests, Label: tc.label, Coarse: true}
 		if got := note(p); got != tc.want {
 			t.Errorf("%v µs × %d requests, label %q: note %q, want %q", tc.cpu, tc.requests, tc.label, got, tc.want)
 		}
@@ -165,5 +166,27 @@ func TestMarkdown(t *testing.T) {
 	rep.Sections["ceilings"] = Section{Quick: true}
 	if !strings.Contains(markdown(rep), "not for publishing") {
 		t.Error("a quick run's report does not say it is one")
+	}
+}
+
+// TestSaturationRule: a ceiling's figures come from its saturated blocks,
+// ratios pair only blocks in which both servers were saturated, and a
+// server never saturated gives no ceiling.
+func TestSaturationRule(t *testing.T) {
+	a := samples{"cpu-us/req": {10, 12, 11, 50}, "saturated": {1, 1, 1, 0}, "conns": {50, 50, 50, 200}, "cpu-%": {99, 98, 99, 40}}
+	n := samples{"cpu-us/req": {5, 5, 99, 5}, "saturated": {1, 1, 0, 1}, "conns": {50, 50, 200, 50}, "cpu-%": {99, 99, 60, 99}}
+	pa, pn := ceilingPoint("gin", "keepalive", 50, a), ceilingPoint("nginx", "keepalive", 50, n)
+	if pa.CPU.N != 3 || pa.CPU.Median != 11 || len(pa.Blocks) != 4 || pa.Label != "" {
+		t.Errorf("gin: CPU %+v over %d blocks, label %q; want the median of 10, 12, 11", pa.CPU.Spread, len(pa.Blocks), pa.Label)
+	}
+	if r := blockRatio(pa, pn); r.N != 2 || r.Median != 2.2 {
+		t.Errorf("gin/nginx = %+v; want blocks 1 and 2 only: 2.0 and 2.4", r.Spread)
+	}
+	never := ceilingPoint("slow", "keepalive", 50, samples{"cpu-us/req": {30, 31}, "saturated": {0, 0}, "conns": {200, 200}, "cpu-%": {10, 11}, "client-cpu-%": {20, 20}})
+	if never.Label != NeverSaturated || never.Implied.N != 0 || never.CPU.N != 2 {
+		t.Errorf("a server never saturated: label %q, ceiling %+v, CPU %+v", never.Label, never.Implied.Spread, never.CPU.Spread)
+	}
+	if got := median(never.Implied, 0); got != "–" {
+		t.Errorf("its ceiling reads %q, want –", got)
 	}
 }

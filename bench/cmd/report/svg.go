@@ -52,7 +52,7 @@ func ceilingsSVG(rep Report) string {
 		for _, p := range rep.Ceilings {
 			if p.Mode == string(m) && p.CPUVsNginx != nil && p.CPUVsNginx.N > 0 {
 				rows = append(rows, p)
-				hi = max(hi, p.CPUVsNginx.Max)
+				hi = max(hi, p.CPUVsNginx.Hi)
 			}
 		}
 		if len(rows) > 0 {
@@ -66,7 +66,7 @@ func ceilingsSVG(rep Report) string {
 	xs := axis{lo: 0, hi: ticks[len(ticks)-1], from: plotL, to: barR}
 	s := &svg{}
 	s.heading("Server CPU per request relative to nginx",
-		"bar: median of the rounds; whisker: min–max; ≈ nginx: the range includes 1.0; hatched: the server's core was not saturated")
+		"bar: median of the blocks; whisker: its 95 % confidence interval; ≈ nginx: the interval includes 1.0; hatched: never saturated, no ceiling")
 	y := 64.0
 	for _, rows := range modes {
 		y = s.ceilingPanel(rows, xs, ticks, y)
@@ -184,7 +184,7 @@ func (s *svg) sweepPanel(ps []Point, p chartPanel, top float64) float64 {
 			conns = append(conns, pt.Conns)
 		}
 		if f := p.val(pt); f.N > 0 {
-			vals = append(vals, f.Min, f.Median, f.Max)
+			vals = append(vals, f.Lo, f.Median, f.Hi)
 		}
 	}
 	slices.Sort(conns)
@@ -234,9 +234,9 @@ func (s *svg) lines(ps []Point, p chartPanel, xs, ys axis) {
 		s.add(`<polyline points="%s" fill="none" stroke="%s" stroke-width="1.5"/>`, strings.Join(line, " "), palette[i%len(palette)])
 		for _, pt := range pts {
 			f, x := p.val(pt), xs.at(float64(pt.Conns))+dx
-			if f.N > 1 && f.Max > f.Min {
+			if f.N > 1 && f.Hi > f.Lo {
 				s.add(`<path d="M%.1f %.1fV%.1fM%.1f %.1fh6M%.1f %.1fh6" stroke="%s" fill="none"/>`,
-					x, ys.at(f.Min), ys.at(f.Max), x-3, ys.at(f.Min), x-3, ys.at(f.Max), palette[i%len(palette)])
+					x, ys.at(f.Lo), ys.at(f.Hi), x-3, ys.at(f.Lo), x-3, ys.at(f.Hi), palette[i%len(palette)])
 			}
 			tip := fmt.Sprintf("%s, %d connections: %s", pt.Server, pt.Conns, p.tip(f.Median))
 			if pt.Conns == 1 {
@@ -263,7 +263,7 @@ func memorySVG(rep Report) string {
 			counts = append(counts, r.Conns)
 		}
 		if r.PerConn.N > 0 {
-			vals = append(vals, r.PerConn.Min, r.PerConn.Median, r.PerConn.Max)
+			vals = append(vals, r.PerConn.Lo, r.PerConn.Median, r.PerConn.Hi)
 		}
 	}
 	slices.Sort(counts)
@@ -368,8 +368,8 @@ func (s *svg) bar(name string, i int, xs axis, y float64, f Figure, hatched bool
 	s.text(plotL-8, mid+4, anchorEnd, name)
 	end := xs.at(f.Median)
 	s.add(`<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s" stroke="%s"/>`, xs.from, y+4, end-xs.from, rowH-8, fill, c)
-	if f.N > 1 && f.Max > f.Min {
-		lo, hi := xs.at(f.Min), xs.at(f.Max)
+	if f.N > 1 && f.Hi > f.Lo {
+		lo, hi := xs.at(f.Lo), xs.at(f.Hi)
 		s.add(`<path d="M%.1f %.1fH%.1fM%.1f %.1fv8M%.1f %.1fv8" stroke="#222222" stroke-width="1.2" fill="none"/>`,
 			lo, mid, hi, lo, mid-4, hi, mid-4)
 		end = max(end, hi)
@@ -572,7 +572,7 @@ func sizeSpread(f Figure) string {
 	}
 	s := num(f.Median/div, prec) + " " + unit
 	if f.N > 1 {
-		s += fmt.Sprintf(" (%s–%s)", num(f.Min/div, prec), num(f.Max/div, prec))
+		s += fmt.Sprintf(" (%s–%s)", num(f.Lo/div, prec), num(f.Hi/div, prec))
 	}
 	return s
 }

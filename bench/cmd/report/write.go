@@ -51,11 +51,15 @@ func markdown(rep Report) string {
 	b.WriteString(conditions(rep))
 	b.WriteString("- Each server runs pinned to CPU 0 with GOMAXPROCS=1 (nginx and lighttpd: one process; for fcgi, lighttpd and the application share the core); " +
 		"the in-repo loadgen runs pinned to CPU 1 with GOMAXPROCS=1.\n" +
-		"- **CPU µs/req** is the server's user+system CPU time (from /proc) over the requests served, the steadiest figure; **ceiling** is 1e6 / that. " +
-		"Each cell is the median over the rounds with its range (min–max); a ratio or difference is taken round by round between servers that ran in the same round, and one whose range straddles 1 (or 0) is a tie (or within noise).\n" +
-		"- A run whose server core was under 90 % busy is labelled: **latency-bound** at one connection (round trips set the pace), " +
-		"**client-bound** when the client's core was saturated, **unsaturated** otherwise (the reason unknown). Its req/s is not a ceiling.\n" +
-		"- The kernel accounts CPU time in clock ticks of 10 ms: a run whose server used fewer than 20 ticks says how many, since one tick either way is then over 5 % of its CPU per request.\n\n")
+		"- **CPU µs/req** is the server's CPU time (every process and thread of it, as the kernel accounts it) over the requests served, the steadiest figure; **ceiling** is 1e6 / that. " +
+		"Each ceiling cell is " + interval(rep.Sections["ceilings"].Rounds) + " over the blocks; a ratio is taken block by block between servers that ran in the same block, and one whose interval contains 1 is a tie.\n" +
+		"- A ceiling block counts only if the server was at least 97 % busy over the load (the harness doubles the connections, twice at most, until it is, unless the client's core is the limit); " +
+		"a row never saturated says so and gives no ceiling. Elsewhere (the sweep), a run whose server was under 90 % busy is labelled: **latency-bound** at one connection (round trips set the pace), " +
+		"**client-bound** when the client's core was saturated, **unsaturated** otherwise (the reason unknown). Its req/s is not a ceiling.\n")
+	if coarse(rep.Sections["ceilings"]) {
+		b.WriteString("- The kernel accounted CPU time in clock ticks of 10 ms: a run whose server used fewer than 20 ticks says how many, since one tick either way is then over 5 % of its CPU per request.\n")
+	}
+	b.WriteString("\n")
 	if s, ok := rep.Sections["ceilings"]; ok && s.Quick {
 		b.WriteString("**A quick smoke run (one round, keep-alive only): not for publishing.**\n\n")
 	}
@@ -134,9 +138,18 @@ func ceilingTables(rep Report) string {
 				p.Server, cpu, versus(p.CPUVsNginx), versus(p.CPUVsFloor), median(p.Implied, 0), spread(p.ReqPerSec, 0),
 				pct(p.Busy), pct(p.ClientBusy), median(p.P50, 0), median(p.P99, 0), median(p.RSS, 1), note(p))
 		}
-		fmt.Fprintf(&b, "\n%s requests per round, %s.\n\n", num(float64(rows[0].Requests), 0), plural(rows[0].CPU.N, "round"))
+		fmt.Fprintf(&b, "\n%s\n\n", runLength(rep, rows))
 	}
 	return b.String()
+}
+
+// runLength says how long each ceiling run of rows was and over how many
+// blocks.
+func runLength(rep Report, rows []Point) string {
+	if len(rows[0].Blocks) == 0 {
+		return fmt.Sprintf("%s requests per round, %s.", num(float64(rows[0].Requests), 0), plural(rows[0].CPU.N, "round"))
+	}
+	return fmt.Sprintf("%s; a row's figures are from the blocks in which its server was saturated.", plural(len(rows[0].Blocks), "block"))
 }
 
 func costSections(rep Report) string {
@@ -210,9 +223,9 @@ func samePoint(rep Report) string {
 			b.WriteString("| server | CPU µs/req, ceilings | in the sweep | sweep − ceilings (medians) |\n|---|--:|--:|--:|\n")
 		}
 		d := sw.CPU.Median - ce.CPU.Median
-		within := "within both ranges' spread"
-		if sw.CPU.Min > ce.CPU.Max || sw.CPU.Max < ce.CPU.Min {
-			within = "outside the ranges: the runs differed"
+		within := "the intervals overlap"
+		if sw.CPU.Lo > ce.CPU.Hi || sw.CPU.Hi < ce.CPU.Lo {
+			within = "the intervals do not overlap: the runs differed"
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %+.2f (%s) |\n", s, spread(ce.CPU, 2), spread(sw.CPU, 2), d, within)
 		rows++
@@ -246,7 +259,7 @@ func bytesRange(f Figure) string {
 	if f.N == 1 {
 		return bytesText(f.Median)
 	}
-	return fmt.Sprintf("%s (%s–%s)", bytesText(f.Median), bytesText(f.Min), bytesText(f.Max))
+	return fmt.Sprintf("%s (%s–%s)", bytesText(f.Median), bytesText(f.Lo), bytesText(f.Hi))
 }
 
 // scaleSection is bench-scale's ceilings per core count, with the

@@ -97,7 +97,10 @@ func main() {
 
 	results := make(map[string][]bench.Result)
 	for r := 1; r <= *rounds; r++ {
-		for _, t := range names {
+		// Each round is a block in its own order: no target always runs
+		// first, or after the same one.
+		for _, i := range bench.Order(len(names), r-1) {
+			t := names[i]
 			res, err := once(cfg, client, t, bench.Load{Mode: bench.Mode(*mode), Connections: *conns, Duration: *dur})
 			if err != nil {
 				log.Fatal(err)
@@ -106,8 +109,9 @@ func main() {
 			results[t] = append(results[t], res)
 		}
 	}
-	fmt.Printf("%s, %d connections, %v per run, %s, median of %d rounds; server on CPUs %q (GOMAXPROCS=1), client on CPUs %q\n\n",
-		client.Name(), *conns, *dur, *mode, *rounds, cfg.ServerCPUs, cfg.ClientCPUs)
+	fmt.Printf("%s, %d connections, %v per run, %s, %d rounds in changing orders; server on CPUs %q (GOMAXPROCS=1), client on CPUs %q; CPU from %s\n",
+		client.Name(), *conns, *dur, *mode, *rounds, cfg.ServerCPUs, cfg.ClientCPUs, proc.CPUSource())
+	fmt.Printf("medians with %s\n\n", bench.IntervalName(*rounds))
 	writeTable(names, results, *pairs)
 }
 
@@ -134,12 +138,12 @@ func once(cfg bench.Config, client bench.Client, target string, l bench.Load) (b
 	return bench.Measure(s, client, l)
 }
 
-// writeTable prints the medians of each target, with their range, and
+// writeTable prints the medians of each target, with their interval, and
 // the ratios of CPU per request, taken round by round: each target against
 // the first, or with -pairs each odd target against the one after it.
 func writeTable(names []string, results map[string][]bench.Result, pairs bool) {
 	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(w, "target\treq/s\tCPU µs/req (min–max)\t(server + app)\tserver busy %\tclient busy %\tceiling req/s\t\t")
+	fmt.Fprintln(w, "target\treq/s\tCPU µs/req (interval)\t(server + app)\tserver busy %\tclient busy %\tceiling req/s\t\t")
 	for _, t := range names {
 		rs := results[t]
 		cpu := bench.Of(rs, bench.Result.CPUPerRequest)
@@ -149,7 +153,7 @@ func writeTable(names []string, results map[string][]bench.Result, pairs bool) {
 		}
 		busy, clientBusy := bench.Median(rs, bench.Result.Busy), bench.Median(rs, bench.Result.ClientBusy)
 		fmt.Fprintf(w, "%s\t%.0f\t%.2f (%.2f–%.2f)\t%s\t%.0f\t%.0f\t%.0f\t%s\t\n", t,
-			bench.Median(rs, func(r bench.Result) float64 { return r.ReqPerSec }), cpu.Median, cpu.Min, cpu.Max, split,
+			bench.Median(rs, func(r bench.Result) float64 { return r.ReqPerSec }), cpu.Median, cpu.Lo, cpu.Hi, split,
 			busy, clientBusy, 1e6/cpu.Median, label(busy, clientBusy))
 	}
 	w.Flush()
@@ -163,9 +167,9 @@ func writeTable(names []string, results map[string][]bench.Result, pairs bool) {
 		r := bench.Ratio(bench.Of(results[a], bench.Result.CPUPerRequest), bench.Of(results[b], bench.Result.CPUPerRequest))
 		verdict := ""
 		if r.N > 1 && r.Straddles(1) {
-			verdict = ": a tie, within the rounds' noise"
+			verdict = ": a tie, the interval contains 1"
 		}
-		fmt.Printf("CPU per request, %s/%s, round by round: %.3f (%.3f–%.3f over %d rounds)%s\n", a, b, r.Median, r.Min, r.Max, r.N, verdict)
+		fmt.Printf("CPU per request, %s/%s, round by round: %.3f (%.3f–%.3f over %d rounds, ±%.1f %%)%s\n", a, b, r.Median, r.Lo, r.Hi, r.N, 100*r.HalfWidth(), verdict)
 	}
 }
 
