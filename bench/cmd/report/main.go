@@ -60,6 +60,7 @@ func main() {
 	sweepN := flag.Int("sweep-n", 100000, "with -sweep: requests per sweep run (at least 20 per connection)")
 	out := flag.String("out", "results", "output `directory`")
 	docs := flag.Bool("docs", false, "also write the generated sections of README.md and bench/COSTS.md")
+	agreeDirs := flag.String("agree", "", "compare the ceilings of several runs' output `directories` (comma-separated) and print the comparison; nothing is run")
 	force := flag.Bool("force", false, "run even when another process is busy on the pinned CPUs (the report says so)")
 	flag.Parse()
 	if flag.NArg() > 0 {
@@ -70,6 +71,14 @@ func main() {
 	}
 	if *docs && *quick {
 		log.Fatal("-docs takes a full run's figures, not -quick's")
+	}
+	if *agreeDirs != "" {
+		text, err := agree(strings.Split(*agreeDirs, ","))
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Print(text)
+		return
 	}
 	root, err := bench.FindRoot()
 	if err != nil {
