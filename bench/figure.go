@@ -104,12 +104,15 @@ func (f Figure) HalfWidth() float64 {
 }
 
 // pairwise applies op to the rounds of a and b taken in pairs (round i of
-// each ran in the same block), as many as both have.
+// each ran in the same block), as many as both have; a pair with a NaN (a
+// round that does not count, such as an unsaturated ceiling) is skipped.
 func pairwise(a, b Figure, op func(x, y float64) float64) Figure {
 	n := min(len(a.Rounds), len(b.Rounds))
 	v := make([]float64, 0, n)
 	for i := range n {
-		v = append(v, op(a.Rounds[i], b.Rounds[i]))
+		if x, y := a.Rounds[i], b.Rounds[i]; !math.IsNaN(x) && !math.IsNaN(y) {
+			v = append(v, op(x, y))
+		}
 	}
 	return FigureOf(v)
 }

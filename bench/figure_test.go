@@ -82,3 +82,13 @@ func TestOrder(t *testing.T) {
 		}
 	}
 }
+
+// A round that does not count (NaN) leaves its pair out of a ratio.
+func TestRatioSkipsNaN(t *testing.T) {
+	a := Figure{Rounds: []float64{2, math.NaN(), 6, 8}}
+	b := Figure{Rounds: []float64{1, 1, math.NaN(), 4}}
+	r := Ratio(a, b)
+	if r.N != 2 || !slices.Equal(r.Rounds, []float64{2, 2}) {
+		t.Errorf("Ratio = %v over %d rounds; want [2 2]", r.Rounds, r.N)
+	}
+}

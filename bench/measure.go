@@ -143,10 +143,13 @@ func Measure(s *Server, c Client, l Load) (Result, error) {
 	r.Stats = st
 	r.Segments = seg1 - seg0
 	// The first counted process speaks HTTP; the rest (fcgi's
-	// application) are shown apart.
-	front := s.Counted[0]
-	r.ServerCPU = u1.ByComm[front] - u0.ByComm[front]
-	r.AppCPU = (u1.CPU - u1.ByComm[front]) - (u0.CPU - u0.ByComm[front])
+	// application) are shown apart. A target of one process is all server.
+	r.ServerCPU = u1.CPU - u0.CPU
+	if len(s.Counted) > 1 {
+		front := s.Counted[0]
+		r.ServerCPU = u1.ByComm[front] - u0.ByComm[front]
+		r.AppCPU = (u1.CPU - u1.ByComm[front]) - (u0.CPU - u0.ByComm[front])
+	}
 	r.PeakRSS = u1.Peak
 	return r, nil
 }

@@ -2,20 +2,22 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
 // The cost tables split a request's server CPU time into layers by
-// differences of CPU µs per request, each taken round by round between two
-// servers that ran in the same round: the floor, each stack's server loop
+// differences of CPU µs per request, each taken block by block between two
+// servers that ran in the same block (and were saturated in it): the floor, each stack's server loop
 // beyond it, the router on top, a new connection, the FastCGI hop, and what
-// pipelining saves. A difference whose range straddles zero is within the
+// pipelining saves. A difference whose interval contains zero is within the
 // noise and is printed as such, never as a negative cost.
 
-// cpuOf returns the CPU figure of server in mode.
+// cpuOf returns the CPU figure of server in mode, block by block (blockCPU)
+// so that differences pair the blocks in which both servers were saturated.
 func cpuOf(rep Report, server, mode string) (Figure, bool) {
 	p, ok := find(rep.Ceilings, server, mode)
-	return p.CPU, ok && p.CPU.N > 0
+	return blockCPU(p), ok && p.CPU.N > 0
 }
 
 // stacks is how each row of the keep-alive table is built: the server, its
@@ -77,7 +79,13 @@ func costsFcgi(rep Report) string {
 	if !ok || !ok2 || !ok3 || !ok4 || fcgi.CPU.N == 0 {
 		return ""
 	}
+	// lighttpd's and the application's shares pair the blocks in which fcgi
+	// was saturated, as fcgi.CPU and fcgi.AppCPU hold; against other
+	// servers fcgi's CPU is taken block by block.
 	lighttpd := diff(fcgi.CPU, fcgi.AppCPU)
+	if len(fcgi.Blocks) > 0 && slices.Contains(fcgi.Saturated, false) {
+		lighttpd = Figure{Spread: lighttpd.Spread} // unpaired: shown alone, not differenced
+	}
 	var b strings.Builder
 	b.WriteString("| part | CPU µs/req |\n|---|--:|\n")
 	fmt.Fprintf(&b, "| the syscall floor | %s |\n", share(floor, fcgi.CPU))
@@ -86,7 +94,7 @@ func costsFcgi(rep Report) string {
 	fmt.Fprintf(&b, "| the application: net/http/fcgi and the handler | %s |\n", share(fcgi.AppCPU, fcgi.CPU))
 	fmt.Fprintf(&b, "| total | %s |\n", spread(fcgi.CPU, 2))
 	fmt.Fprintf(&b, "| nethttp answering HTTP itself | %s |\n", spread(nethttp, 2))
-	fmt.Fprintf(&b, "| the hop's cost over nethttp | %s, %s× nethttp's CPU |\n", delta(diff(fcgi.CPU, nethttp)), spread(ratio(fcgi.CPU, nethttp), 1))
+	fmt.Fprintf(&b, "| the hop's cost over nethttp | %s, %s× nethttp's CPU |\n", delta(diff(blockCPU(fcgi), nethttp)), spread(ratio(blockCPU(fcgi), nethttp), 1))
 	return b.String()
 }
 

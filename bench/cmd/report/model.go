@@ -1,6 +1,7 @@
 package main
 
 import (
+	"math"
 	"slices"
 	"sort"
 	"strconv"
@@ -329,20 +330,26 @@ func build(all map[string]samples, why map[string]string, sections map[string]Se
 // coarse reports whether a section's CPU was read in clock ticks.
 func coarse(s Section) bool { return s.CPUSource == "" || s.CPUSource == proc.SourceTicks }
 
-// blockRatio is a over b block by block, over the blocks in which both
-// servers were saturated; points without blocks pair their rounds.
-func blockRatio(a, b Point) Figure {
-	if len(a.Blocks) == 0 || len(b.Blocks) == 0 {
-		return ratio(a.CPU, b.CPU)
+// blockCPU is a point's CPU per request block by block, NaN in the blocks
+// in which its server was not saturated (pairwise operations skip those
+// pairs); a point without blocks (the sweep) is its rounds.
+func blockCPU(p Point) Figure {
+	if len(p.Blocks) == 0 {
+		return p.CPU
 	}
-	var v []float64
-	for i := range min(len(a.Blocks), len(b.Blocks)) {
-		if a.Saturated[i] && b.Saturated[i] && b.Blocks[i] > 0 {
-			v = append(v, a.Blocks[i]/b.Blocks[i])
+	v := make([]float64, len(p.Blocks))
+	for i, x := range p.Blocks {
+		v[i] = math.NaN()
+		if i < len(p.Saturated) && p.Saturated[i] {
+			v[i] = x
 		}
 	}
-	return figureOf(v)
+	return Figure{Spread: p.CPU.Spread, Rounds: v}
 }
+
+// blockRatio is a over b block by block, over the blocks in which both
+// servers were saturated (round by round for the sweep).
+func blockRatio(a, b Point) Figure { return ratio(blockCPU(a), blockCPU(b)) }
 
 // compare sets each point's CPU ratios to nginx and the floor at the same
 // mode and concurrency, block by block (round by round in the sweep).

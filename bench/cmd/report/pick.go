@@ -38,7 +38,7 @@ func pickRows(rep Report) []pickRow {
 			r.allocs = median(m.AllocsOp, 0)
 		}
 		if cl, ok := cpuOf(rep, s, "close"); ok {
-			r.conn = delta(diff(cl, p.CPU))
+			r.conn = delta(diff(cl, blockCPU(p)))
 		}
 		if i, ok := idleAt(rep, s, 10000); ok {
 			r.perConn = bytesText(i.PerConn.Median)
