@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"hellobench/internal/targets"
 )
 
 // write writes results.json, REPORT.md and the charts into dir; a chart
@@ -131,7 +133,7 @@ func ceilingTables(rep Report) string {
 		b.WriteString("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|\n")
 		for _, p := range rows {
 			cpu := spread(p.CPU, 2)
-			if p.AppCPU.N > 0 && p.AppCPU.Median > 0 {
+			if t, err := targets.Lookup(p.Server); err == nil && len(t.Counted) > 1 && p.AppCPU.N > 0 {
 				cpu += fmt.Sprintf(", app %s", median(p.AppCPU, 2))
 			}
 			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
