@@ -658,13 +658,10 @@ func clientRows(modes []Mode, names []string, results map[cell][]Result, skipped
 // over the rounds in which the server was saturated (SaturatedCeiling)
 // under both clients.
 func saturatedRatio(a, b ClientsRow) Figure {
-	var v []float64
-	for i := range min(len(a.ServerCPU.Rounds), len(b.ServerCPU.Rounds)) {
-		if a.Busy.Rounds[i] >= SaturatedCeiling && b.Busy.Rounds[i] >= SaturatedCeiling && b.ServerCPU.Rounds[i] > 0 {
-			v = append(v, a.ServerCPU.Rounds[i]/b.ServerCPU.Rounds[i])
-		}
+	saturated := func(r ClientsRow) Figure {
+		return Only(r.ServerCPU, func(i int) bool { return i < len(r.Busy.Rounds) && r.Busy.Rounds[i] >= SaturatedCeiling })
 	}
-	return FigureOf(v)
+	return Ratio(saturated(a), saturated(b))
 }
 
 // roundLabel says what set the pace of a round whose server core was not

@@ -53,7 +53,7 @@ func SpreadOf(v []float64) Spread {
 // which is 1 - 2·P(B ≤ k-1). When even k = 1 falls short, it returns 1 and
 // the range's level.
 func medianRank(n int, conf float64) (int, float64) {
-	// cdf[j] = P(B ≤ j), computed in logs to stay exact for large n.
+	// tail(j) = P(B ≤ j), each term in logs so that large n cannot overflow.
 	tail := func(j int) float64 {
 		p := 0.0
 		for i := 0; i <= j; i++ {
@@ -115,6 +115,20 @@ func pairwise(a, b Figure, op func(x, y float64) float64) Figure {
 		}
 	}
 	return FigureOf(v)
+}
+
+// Only returns f with the rounds for which keep is false made NaN, so that
+// the pairwise operations (Ratio, Diff) leave those pairs out; the spread
+// is f's.
+func Only(f Figure, keep func(i int) bool) Figure {
+	v := make([]float64, len(f.Rounds))
+	for i, x := range f.Rounds {
+		v[i] = math.NaN()
+		if keep(i) {
+			v[i] = x
+		}
+	}
+	return Figure{Spread: f.Spread, Rounds: v}
 }
 
 // Ratio is a over b, round by round.

@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
-	"strconv"
 	"syscall"
 	"testing"
 	"time"
@@ -15,18 +13,6 @@ import (
 	"hellobench/internal/proc"
 	"hellobench/internal/targets"
 )
-
-// marked returns the live processes whose environment holds mark.
-func marked(mark string) []proc.Stat {
-	var found []proc.Stat
-	for _, s := range proc.All() {
-		env, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(s.PID), "environ"))
-		if err == nil && s.Live() && bytes.Contains(env, []byte(mark)) {
-			found = append(found, s)
-		}
-	}
-	return found
-}
 
 // TestBenchQuickInterrupted runs make bench-quick as a terminal would, in
 // a process group of its own, and presses Ctrl-C (SIGINT to the group)
@@ -60,7 +46,7 @@ func TestBenchQuickInterrupted(t *testing.T) {
 	servers := targets.Names()
 	start := time.Now()
 	serving := func() bool {
-		return slices.ContainsFunc(marked(mark), func(s proc.Stat) bool { return slices.Contains(servers, s.Comm) })
+		return slices.ContainsFunc(proc.WithEnv(mark), func(s proc.Stat) bool { return slices.Contains(servers, s.Comm) })
 	}
 	for time.Since(start) < 10*time.Second || !serving() {
 		select {
@@ -87,7 +73,7 @@ func TestBenchQuickInterrupted(t *testing.T) {
 		t.Errorf("the report did not say what it stopped; output:\n%s", out)
 	}
 	for {
-		left := marked(mark)
+		left := proc.WithEnv(mark)
 		if len(left) == 0 {
 			break
 		}

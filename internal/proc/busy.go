@@ -57,6 +57,20 @@ func BusyOn(cpus []int, look time.Duration, min float64) []Busy {
 	return busy
 }
 
+// WithEnv returns the live processes whose environment holds entry
+// ("NAME=value"), read from /proc/PID/environ: a process tree marked by
+// an environment variable can be found after its parents are gone.
+func WithEnv(entry string) []Stat {
+	var found []Stat
+	for _, s := range All() {
+		env, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", s.PID))
+		if err == nil && s.Live() && slices.Contains(strings.Split(string(env), "\x00"), entry) {
+			found = append(found, s)
+		}
+	}
+	return found
+}
+
 // mayRunOn reports whether pid's affinity (Cpus_allowed_list in
 // /proc/PID/status) includes one of cpus; true when it cannot be read.
 func mayRunOn(pid int, cpus []int) bool {

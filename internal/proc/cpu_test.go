@@ -86,13 +86,13 @@ func TestCPUOfGroup(t *testing.T) {
 	}
 	// Without the group, only the live leader counts: the child's 150 ms
 	// are gone, which is why the group is read.
-	if live := u.ByComm[u.commOf(p)]; live > used-100*time.Millisecond {
+	if live := u.ByComm[commOf(p)]; live > used-100*time.Millisecond {
 		t.Errorf("the live processes used %v of the %v; the exited child should be missing", live, used)
 	}
 }
 
 // commOf returns the command name the kernel gives p's leader.
-func (u Usage) commOf(p *Process) string {
+func commOf(p *Process) string {
 	s, err := ReadStat(p.PID())
 	if err != nil {
 		return ""

@@ -88,18 +88,6 @@ func unregister(pgid int) {
 	live.Unlock()
 }
 
-// Live returns the names of the process groups started and not yet
-// stopped.
-func Live() []string {
-	live.Lock()
-	defer live.Unlock()
-	var names []string
-	for _, g := range live.m {
-		names = append(names, g.name)
-	}
-	return names
-}
-
 // StopAll sends every live group its graceful stop, waits up to grace for
 // the groups to empty, kills what is left and waits for that to go. It
 // returns the names of the groups it stopped.

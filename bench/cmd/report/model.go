@@ -1,7 +1,6 @@
 package main
 
 import (
-	"math"
 	"slices"
 	"sort"
 	"strconv"
@@ -228,17 +227,16 @@ func ceilingPoint(server, mode string, conns int, s samples) Point {
 			}
 		}
 	}
+	never := len(kept["cpu-us/req"]) == 0
+	if never {
+		kept = s // the figures of every block, labelled, and no ceiling
+	}
 	p := point(server, mode, conns, kept)
-	p.Blocks = s["cpu-us/req"]
+	p.Blocks, p.UsedConns = s["cpu-us/req"], s.figure("conns")
 	for _, x := range sat {
 		p.Saturated = append(p.Saturated, x == 1)
 	}
-	p.UsedConns = s.figure("conns")
-	if len(kept["cpu-us/req"]) == 0 {
-		// Never saturated: the figures of every block, labelled, and no
-		// ceiling.
-		p = point(server, mode, conns, s)
-		p.Blocks, p.Saturated, p.UsedConns = s["cpu-us/req"], make([]bool, len(sat)), s.figure("conns")
+	if never {
 		p.Implied = Figure{}
 		p.Label = NeverSaturated
 		if p.ClientBusy.Median >= bench.Saturated {
@@ -337,14 +335,7 @@ func blockCPU(p Point) Figure {
 	if len(p.Blocks) == 0 {
 		return p.CPU
 	}
-	v := make([]float64, len(p.Blocks))
-	for i, x := range p.Blocks {
-		v[i] = math.NaN()
-		if i < len(p.Saturated) && p.Saturated[i] {
-			v[i] = x
-		}
-	}
-	return Figure{Spread: p.CPU.Spread, Rounds: v}
+	return bench.Only(Figure{Spread: p.CPU.Spread, Rounds: p.Blocks}, func(i int) bool { return i < len(p.Saturated) && p.Saturated[i] })
 }
 
 // blockRatio is a over b block by block, over the blocks in which both
