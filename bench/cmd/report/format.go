@@ -68,11 +68,20 @@ func versus(f *Figure) string {
 	if f == nil || f.N == 0 {
 		return "–"
 	}
-	s := spread(*f, 2)
+	s := spread(*f, 2) + fewBlocks(*f)
 	if f.N > 1 && f.Straddles(1) {
 		s += ", tie"
 	}
 	return s
+}
+
+// fewBlocks marks a ratio paired over fewer blocks than a 95 % interval
+// needs (the others unsaturated): its parentheses are then the range.
+func fewBlocks(f Figure) string {
+	if f.N > 1 && f.N < 6 {
+		return fmt.Sprintf(" [range of %d]", f.N)
+	}
+	return ""
 }
 
 // delta formats a difference of CPU per request, round by round: its median

@@ -152,7 +152,7 @@ func TestMarkdown(t *testing.T) {
 	rep := parsed(t)
 	md := markdown(rep)
 	for _, want := range []string{
-		"| nethttp | 25.00 (20.00–30.00) | 2.50 (0.95–3.00), tie |",
+		"| nethttp | 25.00 (20.00–30.00) | 2.50 (0.95–3.00) [range of 3], tie |",
 		"client-bound",
 		"80.00 (20.00–80.00)"[:5],
 		"go test -run '^$' -bench Ceiling ./bench",

@@ -87,7 +87,7 @@ func (s *svg) ceilingPanel(rows []Point, xs axis, ticks []float64, top float64) 
 	values := make([]func(), len(rows))
 	for k, p := range rows {
 		f := *p.CPUVsNginx
-		v := spread(f, 2)
+		v := spread(f, 2) + fewBlocks(f)
 		if f.N > 1 && f.Straddles(1) {
 			v += " ≈ nginx"
 		}
