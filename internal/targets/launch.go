@@ -64,9 +64,6 @@ func fcgi(t Target, e Env, dir string) (launch, error) {
 	if e.IdleTimeout > 0 {
 		env = append(env, "FCGI_IDLE_TIMEOUT="+seconds(e.IdleTimeout))
 	}
-	if e.Bare {
-		env = append(env, "FCGI_BARE=1")
-	}
 	procs := e.Procs
 	if procs <= 0 {
 		procs = 1

@@ -31,6 +31,10 @@ type Target struct {
 	// Package is the Go package built into bin/NAME, or "" when the target
 	// is a program from Debian alone.
 	Package string
+	// Bare says the server accepts -bare: it has framing guards of its own
+	// that the flag turns off, so that "NAME/bare" is its stack out of the
+	// box.
+	Bare bool
 	// ServerHeader is the expected prefix of the Server header.
 	ServerHeader string
 	// Counted names the processes (by command name) whose CPU time and
@@ -72,12 +76,12 @@ type Deviation struct {
 
 // All is the table, servers first in port order, then the references.
 var All = []Target{
-	goServer("nethttp", 8080, nil),
-	withMultiCore(goServer("fasthttp", 8081, nil), "-prefork"), // a child process per core
-	goServer("fiber", 8082, map[string]Deviation{
+	guarded(goServer("nethttp", 8080, nil)),
+	guarded(withMultiCore(goServer("fasthttp", 8081, nil), "-prefork")), // a child process per core
+	guarded(goServer("fiber", 8082, map[string]Deviation{
 		"extension-method": {400, "fiber answers a method outside its configured RequestMethods with 400 before routing"},
-	}),
-	goServer("gin", 8083, nil),
+	})),
+	guarded(goServer("gin", 8083, nil)),
 	goServer("gnet", 8084, nil),
 	{
 		Name: "fcgi", Kind: Server, Port: 8085, Package: "./servers/fcgi",
@@ -138,6 +142,12 @@ func goServer(name string, port int, dev map[string]Deviation) Target {
 	}
 }
 
+// guarded marks a server whose -bare turns its framing guards off.
+func guarded(t Target) Target {
+	t.Bare = true
+	return t
+}
+
 func withMultiCore(t Target, flags ...string) Target {
 	t.MultiCore = flags
 	return t
@@ -151,6 +161,18 @@ func Lookup(name string) (Target, error) {
 		}
 	}
 	return Target{}, fmt.Errorf("unknown target %q (known: %s)", name, strings.Join(Names(), ", "))
+}
+
+// Guarded returns the names of the servers that accept -bare, in table
+// order.
+func Guarded() []string {
+	var names []string
+	for _, t := range All {
+		if t.Bare {
+			names = append(names, t.Name)
+		}
+	}
+	return names
 }
 
 // Names returns the names of the targets of the given kinds (all when

@@ -49,8 +49,13 @@ func main() {
 		os.Exit(2)
 	}
 	for _, n := range names {
-		if _, err := targets.Lookup(strings.TrimSuffix(n, bench.BareSuffix)); err != nil {
+		base, bare := strings.CutSuffix(n, bench.BareSuffix)
+		t, err := targets.Lookup(base)
+		if err != nil {
 			log.Fatal(err)
+		}
+		if bare && !t.Bare {
+			log.Fatalf("%s: %s has no -bare (those that do: %s)", n, base, strings.Join(targets.Guarded(), ", "))
 		}
 	}
 	if *pairs && len(names)%2 != 0 {
