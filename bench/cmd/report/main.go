@@ -4,12 +4,13 @@
 //
 // Usage:
 //
-//	report [-run] [-sweep] [-quick] [-rounds 5] [-n 200000] [-out results] [-docs]
+//	report [-run] [-sweep] [-quick] [-blocks 20] [-sweep-rounds 3] [-n 200000] [-out results] [-docs]
 //
-// With -run it runs the in-memory benchmarks of every server package and
-// the ceiling benchmarks, -rounds times in turn (so the servers alternate,
-// A B C … A B C …), into bench.txt; with -sweep the concurrency sweep and
-// the idle connections, -rounds times in turn, into sweep.txt. Without
+// With -run it runs the in-memory benchmarks of every server package,
+// -rounds times, and the ceiling benchmarks in -blocks blocks (each block
+// runs every target once, in an order that changes from block to block),
+// into bench.txt; with -sweep the concurrency sweep and the idle
+// connections, -sweep-rounds times in turn, into sweep.txt. Without
 // them it renders what those files hold. Both files are standard `go test
 // -bench` output, with the date and conditions of the run in comment lines:
 // benchstat compares two of them.
@@ -53,7 +54,10 @@ func main() {
 	scaleRun := flag.Bool("scale", false, "run the ceilings on several core counts into scale.txt first (SERVER_CPUS, CLIENT_CPUS)")
 	cores := flag.String("cores", "1,2", "with -scale: the core counts")
 	quick := flag.Bool("quick", false, "with -run: a smoke run of about a minute (keep-alive only, short runs, one round)")
-	rounds := flag.Int("rounds", 5, "rounds of the in-memory benchmarks, the sweep and bench-scale, taken as medians with their range")
+	rounds := flag.Int("rounds", 5, "rounds of the in-memory benchmarks and bench-scale, taken as medians with their range")
+	// The sweep is a shape (where each stack bends), not a ratio to
+	// resolve: three rounds keep make bench near half an hour.
+	sweepRounds := flag.Int("sweep-rounds", 3, "with -sweep: rounds of the sweep and the idle connections")
 	blocks := flag.Int("blocks", 20, "with -run: blocks of the ceilings, each running every server once, in an order that changes from block to block")
 	each := flag.Duration("for", 500*time.Millisecond, "with -run: how long each ceiling run lasts")
 	n := flag.Int("n", 200000, "with -run: requests per ceiling run")
@@ -66,8 +70,8 @@ func main() {
 	if flag.NArg() > 0 {
 		log.Fatalf("unexpected arguments %q", flag.Args())
 	}
-	if *rounds < 1 || *n < 1 || *sweepN < 1 || *blocks < 1 || *each <= 0 {
-		log.Fatal("-rounds, -blocks, -for, -n and -sweep-n must be positive")
+	if *rounds < 1 || *sweepRounds < 1 || *n < 1 || *sweepN < 1 || *blocks < 1 || *each <= 0 {
+		log.Fatal("-rounds, -sweep-rounds, -blocks, -for, -n and -sweep-n must be positive")
 	}
 	if *docs && *quick {
 		log.Fatal("-docs takes a full run's figures, not -quick's")
@@ -112,7 +116,7 @@ func main() {
 		}
 	}
 	if *sweep {
-		if err := runAll(root, sweepFile, false, forced, *rounds, sweepCommands(*rounds, *sweepN)); err != nil {
+		if err := runAll(root, sweepFile, false, forced, *sweepRounds, sweepCommands(*sweepRounds, *sweepN)); err != nil {
 			fatal(err)
 		}
 	}
