@@ -11,6 +11,7 @@ import (
 	"strings"
 	"text/template"
 
+	"hellobench/internal/deps"
 	"hellobench/page"
 )
 
@@ -129,9 +130,6 @@ func dropUser() string {
 	return "nobody"
 }
 
-// packages names the Debian package of each program a reference runs.
-var packages = map[string]string{"nginx": "nginx-light", "lighttpd": "lighttpd"}
-
 // lookSbin finds a program that Debian puts in /usr/sbin, which a normal
 // user's PATH may lack.
 func lookSbin(name string) (string, error) {
@@ -144,7 +142,7 @@ func lookSbin(name string) (string, error) {
 			return p, nil
 		}
 	}
-	return "", fmt.Errorf("%s is not installed (%w; Debian package: %s)", name, ErrMissing, packages[name])
+	return "", fmt.Errorf("%s (%w)", deps.NotInstalled(name), ErrMissing)
 }
 
 func writeTemplate(path, text string, data any) error {

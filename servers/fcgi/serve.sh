@@ -64,12 +64,12 @@ esac
 PATH=$PATH:/usr/sbin:/usr/local/sbin
 if ! command -v lighttpd >/dev/null; then
 	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-		echo "serve.sh: lighttpd not found; installing the Debian package lighttpd" >&2
+		echo "serve.sh: lighttpd not found; installing it with apt-get" >&2
 		DEBIAN_FRONTEND=noninteractive apt-get install -y lighttpd >&2
 		# The package starts its system service on port 80; we want only ours.
 		service lighttpd stop >/dev/null 2>&1 || true
 	else
-		echo "serve.sh: lighttpd not found: install the Debian package lighttpd (apt-get install lighttpd)" >&2
+		echo "serve.sh: lighttpd not found: make deps installs it (as root)" >&2
 		exit 1
 	fi
 fi
