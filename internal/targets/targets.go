@@ -103,6 +103,8 @@ var All = []Target{
 		},
 		launch: fcgi,
 	},
+	guarded(goServer("echo", 8086, nil)),
+	guarded(goServer("chi", 8087, nil)),
 	{
 		Name: "nginx", Kind: Reference, ServerHeader: "nginx",
 		Counted: []string{"nginx"},
