@@ -1,16 +1,20 @@
 package bench
 
+// The load generators the bench runs: what they share here, and the
+// clients table; each client's adapter and output parser is in a file of
+// its own (client_NAME.go), and compare_clients.go sets them side by side.
+
 import (
-	"encoding/json"
-	"errors"
+	"cmp"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
-	"regexp"
+	"slices"
 	"strconv"
 	"time"
 
-	"hellobench/bench/loadgen"
+	"hellobench/internal/deps"
 	"hellobench/internal/proc"
 )
 
@@ -56,171 +60,124 @@ type Client interface {
 	Run(l Load) (Stats, error)
 }
 
-// Loadgen runs the in-repo load generator (bin/loadgen -json).
-type Loadgen struct {
-	Bin  string
-	CPUs string // taskset CPU list to pin it to; "": not pinned
+// A ClientSpec is one row of the clients table.
+type ClientSpec struct {
+	Name string // as the clients command's -clients names it
+	// Binary is the command. A client from a Debian package is looked up
+	// on the PATH (internal/deps names its package); one the project
+	// builds is in bin/.
+	Binary string
+	Built  string // how bin/Binary is built; "": a Debian package's
+	// parse reads what the client printed into Stats, or says what
+	// failed: its requests, or the reading.
+	parse func(out []byte) (Stats, error)
 }
 
-func (g Loadgen) Name() string { return "loadgen" }
-
-// Args returns loadgen's command-line arguments for l.
-func (g Loadgen) Args(l Load) []string {
-	args := []string{"-json", "-c", strconv.Itoa(l.Connections)}
-	if l.Requests > 0 {
-		args = append(args, "-n", strconv.Itoa(l.Requests))
-	} else {
-		args = append(args, "-d", l.Duration.String())
-	}
-	switch l.Mode {
-	case KeepAlive:
-		args = append(args, "-k")
-	case Pipeline:
-		args = append(args, "-k", "-pipeline", strconv.Itoa(PipelineDepth))
-	}
-	return append(args, l.URL)
+// Clients is the clients table, in the order a compare-clients round runs
+// them by default.
+var Clients = []ClientSpec{
+	{Name: "loadgen", Binary: "loadgen", Built: "go build ./bench/cmd/loadgen (the harness builds it)", parse: parseLoadgen},
+	{Name: "wrk", Binary: "wrk", parse: parseWrk},
+	{Name: "h2load", Binary: "h2load", parse: parseH2load},
+	{Name: "bombardier", Binary: "bombardier", Built: "make bin/bombardier (v1.2.6, with the Go toolchain)", parse: parseBombardier},
+	{Name: "hey", Binary: "hey", parse: parseHey},
 }
 
-// Run runs loadgen and fails on any failed or non-2xx request: such a run
-// measures errors, not a server.
-func (g Loadgen) Run(l Load) (Stats, error) {
-	if l.Requests > 0 && l.Requests < l.Connections {
-		l.Connections = l.Requests
+// ClientNames lists the names of the clients table, in its order.
+var ClientNames = func() []string {
+	v := make([]string, len(Clients))
+	for i, c := range Clients {
+		v[i] = c.Name
 	}
-	out, t, runErr := run(g.CPUs, g.Bin, g.Args(l)...)
-	var r loadgen.JSONResult
-	if err := json.Unmarshal(out, &r); err != nil {
-		if runErr != nil {
-			return Stats{}, fmt.Errorf("bench: loadgen against %s: %v", l.URL, runErr)
+	return v
+}()
+
+// Package returns the Debian package that installs c, or "" for a client
+// the project builds.
+func (c ClientSpec) Package() string {
+	if c.Built != "" {
+		return ""
+	}
+	return deps.Package(c.Binary)
+}
+
+// clientSpec returns the row of the clients table named name; the adapters
+// name only rows that exist.
+func clientSpec(name string) ClientSpec {
+	i := slices.IndexFunc(Clients, func(c ClientSpec) bool { return c.Name == name })
+	if i < 0 {
+		panic("bench: no client " + name + " in the clients table")
+	}
+	return Clients[i]
+}
+
+// find returns the path of c's program as cfg places it, or, when it is
+// not installed, "" and why. bin/loadgen is built when missing;
+// bombardier is the version bin/ pins, not whatever is on the PATH.
+func (c ClientSpec) find(cfg Config) (bin, why string, err error) {
+	switch {
+	case c.Name == "loadgen":
+		bin, err := cfg.Binary("loadgen")
+		return bin, "", err
+	case c.Built != "":
+		bin := filepath.Join(cfg.Root, "bin", c.Binary)
+		if _, err := os.Stat(bin); err != nil {
+			return "", fmt.Sprintf("%s is not installed: %s installs it", c.Binary, c.Built), nil
 		}
-		return Stats{}, fmt.Errorf("bench: loadgen against %s: unreadable -json output (%v): %.200q", l.URL, err, out)
+		return bin, "", nil
 	}
-	if r.Failed > 0 || r.Non2xx > 0 {
-		f := r.Failures
-		return Stats{}, fmt.Errorf("bench: loadgen against %s: %d failed requests (connect %d, receive %d, length %d, exceptions %d, timeout %d) and %d non-2xx responses of %d",
-			l.URL, r.Failed, f.Connect, f.Receive, f.Length, f.Exceptions, f.Timeout, r.Non2xx, r.Complete)
-	}
-	if runErr != nil {
-		return Stats{}, fmt.Errorf("bench: loadgen against %s: %v", l.URL, runErr)
-	}
-	if r.Complete == 0 {
-		return Stats{}, fmt.Errorf("bench: loadgen against %s: no complete request", l.URL)
-	}
-	return Stats{
-		Requests:   r.Complete,
-		Elapsed:    time.Duration(r.DurationS * float64(time.Second)),
-		ReqPerSec:  r.RequestsPerSec,
-		P50:        time.Duration(r.LatencyUS.P50 * float64(time.Microsecond)),
-		P99:        time.Duration(r.LatencyUS.P99 * float64(time.Microsecond)),
-		ClientCPU:  t.CPU(),
-		ClientUser: t.User,
-	}, nil
-}
-
-// Wrk runs wrk with one thread (wrk -t1 -cC -dD --latency) for a duration.
-// It keeps its connections alive; for Close it asks for "Connection: close",
-// and wrk opens a new connection after each response.
-type Wrk struct {
-	Bin  string
-	CPUs string // taskset CPU list to pin it to; "": not pinned
-}
-
-func (w Wrk) Name() string { return "wrk" }
-
-var (
-	wrkTotal   = regexp.MustCompile(`(\d+) requests in ([0-9.]+)(us|ms|s|m)`)
-	wrkRate    = regexp.MustCompile(`Requests/sec:\s+([0-9.]+)`)
-	wrkErrors  = regexp.MustCompile(`Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)`)
-	wrkNon2xx  = regexp.MustCompile(`Non-2xx or 3xx responses: (\d+)`)
-	wrkPercent = regexp.MustCompile(`(?m)^\s+(50|99)(?:\.000)?%\s+([0-9.]+)(us|ms|s)`)
-)
-
-// Run runs wrk and fails on socket errors or non-2xx responses. For
-// Pipeline it sends PipelineDepth requests per write through a Lua script,
-// as TechEmpower's pipeline.lua does.
-func (w Wrk) Run(l Load) (Stats, error) {
-	// wrk takes whole seconds.
-	secs := int((l.Duration + time.Second - 1) / time.Second)
-	if secs <= 0 {
-		secs = 5
-	}
-	bin := w.Bin
-	if bin == "" {
-		bin = "wrk"
-	}
-	args := []string{"-t1", "-c" + strconv.Itoa(l.Connections), "-d" + strconv.Itoa(secs) + "s", "--latency"}
-	switch l.Mode {
-	case Close:
-		// The server answers "close" and closes (RFC 9112, section 9.6);
-		// wrk reconnects when a response does not keep the connection.
-		args = append(args, "-H", "Connection: close")
-	case Pipeline:
-		dir, err := os.MkdirTemp("", "hellobench-wrk-")
-		if err != nil {
-			return Stats{}, err
-		}
-		defer os.RemoveAll(dir)
-		script := filepath.Join(dir, "pipeline.lua")
-		if err := os.WriteFile(script, fmt.Appendf(nil, pipelineLua, PipelineDepth), 0o644); err != nil {
-			return Stats{}, err
-		}
-		args = append(args, "-s", script)
-	}
-	out, t, err := run(w.CPUs, bin, append(args, l.URL)...)
+	bin, err = exec.LookPath(c.Binary)
 	if err != nil {
-		return Stats{}, fmt.Errorf("bench: wrk against %s: %v", l.URL, err)
+		return "", deps.NotInstalled(c.Binary), nil
 	}
-	st, err := parseWrk(string(out))
+	return bin, "", nil
+}
+
+// runTimed runs the client of the table named name (bin, or its Binary
+// on the PATH) pinned to cpus, and reads its output with the table's
+// parser; a non-zero exit is an error of its own. Stats carries the
+// client's CPU time even with an error from the parser.
+func runTimed(name, bin, cpus string, args []string, url string) (Stats, error) {
+	c := clientSpec(name)
+	out, t, err := run(cpus, cmp.Or(bin, c.Binary), args...)
+	if err != nil {
+		return Stats{}, fmt.Errorf("bench: %s against %s: %v", name, url, err)
+	}
+	st, err := c.parse(out)
 	st.ClientCPU, st.ClientUser = t.CPU(), t.User
 	return st, err
 }
 
-// pipelineLua makes wrk write %d requests at once on each connection.
-const pipelineLua = `init = function(args)
-  local r = {}
-  for i = 1, %d do r[i] = wrk.format() end
-  req = table.concat(r)
-end
-request = function() return req end
-`
-
-func parseWrk(out string) (Stats, error) {
-	var s Stats
-	m := wrkTotal.FindStringSubmatch(out)
-	r := wrkRate.FindStringSubmatch(out)
-	if m == nil || r == nil {
-		return s, fmt.Errorf("bench: unreadable wrk output: %.300q", out)
-	}
-	s.Requests, _ = strconv.ParseInt(m[1], 10, 64)
-	s.Elapsed = parseUnit(m[2], m[3])
-	s.ReqPerSec, _ = strconv.ParseFloat(r[1], 64)
-	for _, p := range wrkPercent.FindAllStringSubmatch(out, -1) {
-		if p[1] == "50" {
-			s.P50 = parseUnit(p[2], p[3])
-		} else {
-			s.P99 = parseUnit(p[2], p[3])
+// checkLoad refuses a load that c cannot run: a mode it lacks, or no
+// duration (these clients run for a duration, not a request count).
+func checkLoad(c Client, l Load) error {
+	if lc, ok := c.(limited); ok {
+		if why := lc.Unsupported(l.Mode); why != "" {
+			return fmt.Errorf("bench: %s cannot run %s: %s", c.Name(), l.Mode, why)
 		}
 	}
-	var failed int64
-	if e := wrkErrors.FindStringSubmatch(out); e != nil {
-		for _, v := range e[1:] {
-			n, _ := strconv.ParseInt(v, 10, 64)
-			failed += n
-		}
+	if l.Duration <= 0 {
+		return fmt.Errorf("bench: %s runs for a duration; the load has none", c.Name())
 	}
-	if n := wrkNon2xx.FindStringSubmatch(out); n != nil {
-		v, _ := strconv.ParseInt(n[1], 10, 64)
-		failed += v
-	}
-	if failed > 0 {
-		return s, fmt.Errorf("bench: wrk: %d socket errors or non-2xx responses in %d requests", failed, s.Requests)
-	}
-	if s.Requests == 0 {
-		return s, errors.New("bench: wrk: no complete request")
-	}
-	return s, nil
+	return nil
 }
 
+// limited is a client that cannot run every mode.
+type limited interface {
+	Unsupported(m Mode) string // why not, or "" when it can
+}
+
+// atois reads decimal integers, 0 for any that is not one.
+func atois(v []string) []int64 {
+	n := make([]int64, len(v))
+	for i, s := range v {
+		n[i], _ = strconv.ParseInt(s, 10, 64)
+	}
+	return n
+}
+
+// parseUnit reads a duration printed as a number and a unit (us, ms, s,
+// m).
 func parseUnit(v, unit string) time.Duration {
 	f, _ := strconv.ParseFloat(v, 64)
 	switch unit {

@@ -22,7 +22,7 @@ import (
 )
 
 func TestParseH2load(t *testing.T) {
-	s, err := parseH2load(h2loadOK)
+	s, err := parseH2load([]byte(h2loadOK))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +34,7 @@ func TestParseH2load(t *testing.T) {
 		{"refused", h2loadRefused, "h2load: no complete request"},
 		{"garbage", "h2load: unknown option -- x", "unreadable h2load output"},
 	} {
-		if _, err := parseH2load(c.out); err == nil || !strings.Contains(err.Error(), c.want) {
+		if _, err := parseH2load([]byte(c.out)); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: got %v, want an error with %q", c.name, err, c.want)
 		}
 	}
@@ -63,7 +63,7 @@ func TestParseBombardier(t *testing.T) {
 }
 
 func TestParseHey(t *testing.T) {
-	s, err := parseHey(heyOK)
+	s, err := parseHey([]byte(heyOK))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +77,7 @@ func TestParseHey(t *testing.T) {
 		{"refused", heyRefused, "3816 failed requests [3816× Get \"http://127.0.0.1:1/\": dial tcp 127.0.0.1:1: connect: connection refused] besides 0 2xx"},
 		{"garbage", "flag provided but not defined: -x\n", "unreadable hey output"},
 	} {
-		if _, err := parseHey(c.out); err == nil || !strings.Contains(err.Error(), c.want) {
+		if _, err := parseHey([]byte(c.out)); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: got %v, want an error with %q", c.name, err, c.want)
 		}
 	}
@@ -359,7 +359,7 @@ func TestClientsRatioByRound(t *testing.T) {
 		"bombardier skipped: bombardier not installed",
 		"wrk skipped: failed in round 1: no",
 		"1.50 (1.25–3.00)",
-		"0.90 (0.50–2.00) tie",
+		"0.90 (0.50–2.00) [range of 3], tie",
 		"client-bound in 1/3 rounds, unsaturated in 2/3 rounds",
 	} {
 		if !strings.Contains(table.String(), want) {
@@ -406,7 +406,7 @@ func TestCompareClients(t *testing.T) {
 		t.Errorf("date %q: %v", run.Date, err)
 	}
 	wrk, lg, hey, h2, bomb := run.Rows[0], run.Rows[1], run.Rows[2], run.Rows[3], run.Rows[4]
-	if hey.Client != "hey" || hey.Skipped != "hey not installed (Debian package hey)" {
+	if hey.Client != "hey" || hey.Skipped != "hey is not installed: apt-get install hey" {
 		t.Errorf("hey: %+v", hey)
 	}
 	if bomb.Client != "bombardier" || bomb.Skipped == "" {

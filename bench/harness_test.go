@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"hellobench/internal/deps"
 	"hellobench/internal/proc"
 	"hellobench/page"
 )
@@ -246,7 +247,7 @@ func TestPages(t *testing.T) {
 // TestMeasureWrk runs the whole measurement against the floor with wrk.
 func TestMeasureWrk(t *testing.T) {
 	if _, err := exec.LookPath("wrk"); err != nil {
-		skipMissing(t, fmt.Errorf("wrk not installed (Debian package wrk): %v", err))
+		skipMissing(t, fmt.Errorf("%s: %v", deps.NotInstalled("wrk"), err))
 	}
 	s := startFloor(t)
 	for _, mode := range []Mode{KeepAlive, Pipeline, Close} {
@@ -275,7 +276,7 @@ func TestParseWrk(t *testing.T) {
 Requests/sec:  61615.80
 Transfer/sec:     23.02MB
 `
-	s, err := parseWrk(out)
+	s, err := parseWrk([]byte(out))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -283,7 +284,7 @@ Transfer/sec:     23.02MB
 		t.Errorf("parsed %+v", s)
 	}
 	bad := strings.Replace(out, "Requests/sec", "  Socket errors: connect 0, read 2, write 0, timeout 1\nRequests/sec", 1)
-	if _, err := parseWrk(bad); err == nil || !strings.Contains(err.Error(), "3 socket errors") {
+	if _, err := parseWrk([]byte(bad)); err == nil || !strings.Contains(err.Error(), "3 socket errors") {
 		t.Errorf("socket errors: got %v", err)
 	}
 }

@@ -1,0 +1,79 @@
+package bench
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"hellobench/bench/loadgen"
+)
+
+// Loadgen runs the in-repo load generator (bin/loadgen -json).
+type Loadgen struct {
+	Bin  string
+	CPUs string // taskset CPU list to pin it to; "": not pinned
+}
+
+func (g Loadgen) Name() string { return "loadgen" }
+
+// Args returns loadgen's command-line arguments for l.
+func (g Loadgen) Args(l Load) []string {
+	args := []string{"-json", "-c", strconv.Itoa(l.Connections)}
+	if l.Requests > 0 {
+		args = append(args, "-n", strconv.Itoa(l.Requests))
+	} else {
+		args = append(args, "-d", l.Duration.String())
+	}
+	switch l.Mode {
+	case KeepAlive:
+		args = append(args, "-k")
+	case Pipeline:
+		args = append(args, "-k", "-pipeline", strconv.Itoa(PipelineDepth))
+	}
+	return append(args, l.URL)
+}
+
+// Run runs loadgen and fails on any failed or non-2xx request: such a run
+// measures errors, not a server. loadgen exits non-zero when requests
+// failed, and its JSON says which: the output is read before the exit
+// status.
+func (g Loadgen) Run(l Load) (Stats, error) {
+	if l.Requests > 0 && l.Requests < l.Connections {
+		l.Connections = l.Requests
+	}
+	out, t, runErr := run(g.CPUs, g.Bin, g.Args(l)...)
+	st, err := parseLoadgen(out)
+	if runErr != nil && (err == nil || !json.Valid(out)) {
+		err = runErr
+	}
+	if err != nil {
+		return Stats{}, fmt.Errorf("bench: loadgen against %s: %v", l.URL, err)
+	}
+	st.ClientCPU, st.ClientUser = t.CPU(), t.User
+	return st, nil
+}
+
+// parseLoadgen reads loadgen's -json result.
+func parseLoadgen(out []byte) (Stats, error) {
+	var r loadgen.JSONResult
+	if err := json.Unmarshal(out, &r); err != nil {
+		return Stats{}, fmt.Errorf("unreadable -json output (%v): %.200q", err, out)
+	}
+	if r.Failed > 0 || r.Non2xx > 0 {
+		f := r.Failures
+		return Stats{}, fmt.Errorf("%d failed requests (connect %d, receive %d, length %d, exceptions %d, timeout %d) and %d non-2xx responses of %d",
+			r.Failed, f.Connect, f.Receive, f.Length, f.Exceptions, f.Timeout, r.Non2xx, r.Complete)
+	}
+	if r.Complete == 0 {
+		return Stats{}, errors.New("no complete request")
+	}
+	return Stats{
+		Requests:  r.Complete,
+		Elapsed:   time.Duration(r.DurationS * float64(time.Second)),
+		ReqPerSec: r.RequestsPerSec,
+		P50:       time.Duration(r.LatencyUS.P50 * float64(time.Microsecond)),
+		P99:       time.Duration(r.LatencyUS.P99 * float64(time.Microsecond)),
+	}, nil
+}
