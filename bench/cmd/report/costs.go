@@ -52,17 +52,34 @@ func costsKeepAlive(rep Report) string {
 	return b.String()
 }
 
+// costsClose sets each stack's keep-alive request beside one on a new
+// connection: what the connection adds, as a share of the latter.
 func costsClose(rep Report) string {
+	return costsBeside(rep, "close", "one connection per request | what the connection adds",
+		func(ka, cl Figure) string { return share(diff(cl, ka), cl) })
+}
+
+// costsPipeline sets each stack's keep-alive request beside a pipelined
+// one: what pipelining saves, as a share of the former.
+func costsPipeline(rep Report) string {
+	return costsBeside(rep, "pipeline", "pipelined, 16 in flight | saved by pipelining",
+		func(ka, pl Figure) string { return share(diff(ka, pl), ka) })
+}
+
+// costsBeside is a table of each stack's keep-alive CPU per request, its
+// CPU in mode and what cost makes of the two, under the last two columns'
+// headers; "" when no stack ran both modes.
+func costsBeside(rep Report, mode, headers string, cost func(ka, other Figure) string) string {
 	var b strings.Builder
-	b.WriteString("| stack | keep-alive CPU µs/req | one connection per request | what the connection adds |\n|---|--:|--:|--:|\n")
+	b.WriteString("| stack | keep-alive CPU µs/req | " + headers + " |\n|---|--:|--:|--:|\n")
 	rows := 0
 	for _, s := range order() {
 		ka, ok1 := cpuOf(rep, s, "keepalive")
-		cl, ok2 := cpuOf(rep, s, "close")
+		other, ok2 := cpuOf(rep, s, mode)
 		if !ok1 || !ok2 {
 			continue
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", s, spread(ka, 2), spread(cl, 2), share(diff(cl, ka), cl))
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", s, spread(ka, 2), spread(other, 2), cost(ka, other))
 		rows++
 	}
 	if rows == 0 {
@@ -95,25 +112,6 @@ func costsFcgi(rep Report) string {
 	fmt.Fprintf(&b, "| total | %s |\n", spread(fcgi.CPU, 2))
 	fmt.Fprintf(&b, "| nethttp answering HTTP itself | %s |\n", spread(nethttp, 2))
 	fmt.Fprintf(&b, "| the hop's cost over nethttp | %s, %s× nethttp's CPU |\n", delta(diff(blockCPU(fcgi), nethttp)), spread(ratio(blockCPU(fcgi), nethttp), 1))
-	return b.String()
-}
-
-func costsPipeline(rep Report) string {
-	var b strings.Builder
-	b.WriteString("| stack | keep-alive CPU µs/req | pipelined, 16 in flight | saved by pipelining |\n|---|--:|--:|--:|\n")
-	rows := 0
-	for _, s := range order() {
-		ka, ok1 := cpuOf(rep, s, "keepalive")
-		pl, ok2 := cpuOf(rep, s, "pipeline")
-		if !ok1 || !ok2 {
-			continue
-		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", s, spread(ka, 2), spread(pl, 2), share(diff(ka, pl), ka))
-		rows++
-	}
-	if rows == 0 {
-		return ""
-	}
 	return b.String()
 }
 

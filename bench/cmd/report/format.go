@@ -3,48 +3,19 @@ package main
 import (
 	"fmt"
 	"math"
-	"strconv"
-	"strings"
+
+	"hellobench/bench"
 )
 
-// num formats v with prec decimals, grouping thousands with a thin space
-// from 10 000 up.
-func num(v float64, prec int) string {
-	s := strconv.FormatFloat(v, 'f', prec, 64)
-	if math.Abs(v) < 10000 {
-		return s
-	}
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	whole, frac, _ := strings.Cut(s, ".")
-	var b strings.Builder
-	for i, r := range whole {
-		if i > 0 && (len(whole)-i)%3 == 0 {
-			b.WriteString("\u2009")
-		}
-		b.WriteRune(r)
-	}
-	if frac != "" {
-		b.WriteString("." + frac)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
-
-// spread formats a figure as its median and, over several rounds, its
-// interval: "9.10 (8.95–9.40)", the 95 % confidence interval of the median
-// from 6 rounds up, the range below. A figure never measured is "–".
-func spread(f Figure, prec int) string {
-	switch f.N {
-	case 0:
-		return "–"
-	case 1:
-		return num(f.Median, prec)
-	}
-	return fmt.Sprintf("%s (%s–%s)", num(f.Median, prec), num(f.Lo, prec), num(f.Hi, prec))
-}
+// The figures' text is package bench's, shared with compare and
+// compare-clients; the rest of this file is the report's own.
+var (
+	num       = bench.Num
+	spread    = bench.FormatFigure
+	median    = bench.FormatMedian
+	versus    = bench.FormatRatio
+	fewBlocks = bench.FewBlocks
+)
 
 // interval says how to read spread's parentheses for n rounds.
 func interval(n int) string {
@@ -52,36 +23,6 @@ func interval(n int) string {
 		return "the median with its 95 % confidence interval (order statistics of the rounds, no assumption about their distribution)"
 	}
 	return "the median with the range (min–max)"
-}
-
-// median formats a figure's median alone.
-func median(f Figure, prec int) string {
-	if f.N == 0 {
-		return "–"
-	}
-	return num(f.Median, prec)
-}
-
-// versus formats a ratio of CPU per request to a reference, round by
-// round: its median and range, and "tie" when the range straddles 1.
-func versus(f *Figure) string {
-	if f == nil || f.N == 0 {
-		return "–"
-	}
-	s := spread(*f, 2) + fewBlocks(*f)
-	if f.N > 1 && f.Straddles(1) {
-		s += ", tie"
-	}
-	return s
-}
-
-// fewBlocks marks a ratio paired over fewer blocks than a 95 % interval
-// needs (the others unsaturated): its parentheses are then the range.
-func fewBlocks(f Figure) string {
-	if f.N > 1 && f.N < 6 {
-		return fmt.Sprintf(" [range of %d]", f.N)
-	}
-	return ""
 }
 
 // delta formats a difference of CPU per request, round by round: its median

@@ -77,12 +77,13 @@ func (p Point) ticks() float64 {
 	return p.CPU.Median * float64(p.Requests) / 10000
 }
 
-// Labels of a run whose server core was under bench.Saturated busy.
+// Labels of a run whose server core was under bench.Saturated busy: the
+// three of bench.Label's and the report's own.
 const (
-	LatencyBound = "latency-bound" // one connection: bound by round trips
-	ClientBound  = "client-bound"  // the client's core was saturated
-	Unsaturated  = "unsaturated"   // neither: the reason is unknown
-	FellOver     = "fell over"     // the server failed requests
+	LatencyBound = bench.LatencyBound
+	ClientBound  = bench.ClientBound
+	Unsaturated  = bench.Unsaturated
+	FellOver     = "fell over" // the server failed requests
 	// NeverSaturated is a ceiling whose server stayed under
 	// bench.SaturatedCeiling in every block, even at raised connections.
 	NeverSaturated = "never saturated: no ceiling"
@@ -90,18 +91,7 @@ const (
 
 // label names what bounded a run from the medians of its rounds: nothing
 // when the server's core was saturated.
-func label(conns int, busy, clientBusy float64) string {
-	switch {
-	case busy >= bench.Saturated:
-		return ""
-	case conns == 1:
-		return LatencyBound
-	case clientBusy >= bench.Saturated:
-		return ClientBound
-	default:
-		return Unsaturated
-	}
-}
+var label = bench.Label
 
 // An Idle figure is a server holding Conns connections that each sent one
 // request and then went quiet.
