@@ -21,9 +21,10 @@ SERVER_CPUS ?= 0
 CLIENT_CPUS ?= 1
 SCALE_CORES ?= 1,2
 export SERVER_CPUS CLIENT_CPUS PROCS
-# The servers, from the one target table (internal/targets).
-SERVERS := $(shell $(GO) run ./bench/cmd/targets)
-TOOLS   := loadgen floor versus clients report serve targets
+# The servers, from the one target table (internal/targets). Recursive
+# (=), so that only the recipes that use it compile and run the program.
+SERVERS = $(shell $(GO) run ./bench/cmd/targets)
+TOOLS   := loadgen floor versus clients report serve targets guards
 # bombardier, one of the clients compare-clients runs, at a pinned version.
 BOMBARDIER := github.com/codesenberg/bombardier@v1.2.6
 BENCHSTAT  := golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da
@@ -37,15 +38,22 @@ FUZZTIME ?= 30s
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
 .DEFAULT_GOAL := help
-.PHONY: help build deps test vet fuzz robust soak bench bench-again bench-quick bench-sweep bench-scale compare-gnet compare-fcgi compare-clients compare-guards FORCE
+.PHONY: help servers build $(addprefix bin/,$(TOOLS)) deps test vet fuzz robust soak bench bench-again bench-quick bench-sweep bench-scale compare-gnet compare-fcgi compare-clients compare-guards FORCE
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_%-]+:.*## / {printf "  %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
-	@echo "  servers: $(SERVERS)"
+	@echo "  servers: make servers lists them; serve-NAME takes any target of the table"
 	@echo "  variables: CPU=$(CPU) PROCS=$(PROCS) ADDR=$(ADDR) SERVER_CPUS=$(SERVER_CPUS) CLIENT_CPUS=$(CLIENT_CPUS) SCALE_CORES=$(SCALE_CORES)"
+
+servers: ## list the servers of the target table
+	@$(GO) run ./bench/cmd/targets
 
 build: ## build every server and tool into bin/
 	$(GO) build -o bin/ $(addprefix ./servers/,$(SERVERS)) $(addprefix ./bench/cmd/,$(TOOLS))
+
+# One tool of bench/cmd alone (make bin/loadgen); go build knows what is stale.
+$(addprefix bin/,$(TOOLS)):
+	$(GO) build -o bin/ ./bench/cmd/$(notdir $@)
 
 deps: ## install the Debian packages the tests and benchmarks use when root, or name them
 	@./scripts/deps.sh
@@ -55,10 +63,11 @@ vet: ## go vet, gofmt and staticcheck
 	@test -z "$$(gofmt -l .)" || { echo "gofmt would change:"; gofmt -l .; exit 1; }
 	$(GO) run $(STATICCHECK) ./...
 
-test: deps vet bin/bombardier ## run the whole test suite; ends with the skipped tests and why
+test: deps vet bin/bombardier bin/benchstat ## run the whole test suite; ends with the skipped tests and why
 	$(GO) test -count=1 -json ./... | $(GO) run ./internal/cmd/skipped
 
-serve-%: build ## build NAME and serve it in the foreground, pinned (serve-fasthttp, ...)
+serve-%: ## build NAME alone (and bin/serve) and serve it in the foreground, pinned (serve-fasthttp, ...)
+	@pkg=$$($(GO) run ./bench/cmd/targets -package $*) && $(GO) build -o bin/ ./bench/cmd/serve $$pkg
 	@bin/serve -cpu "$(CPU)" -procs $(PROCS) $(if $(ADDR),-addr $(ADDR)) $*
 
 robust: build deps ## every server against hostile clients and faults, full size, and the framing cases out of the box; writes results/ROBUSTNESS.md
@@ -99,21 +108,12 @@ compare-gnet: build deps ## gnet vs nginx vs fasthttp, -c50, server CPU per requ
 compare-fcgi: build deps ## the FastCGI hop: lighttpd+fcgi vs nethttp vs lighttpd static, side by side
 	bin/versus $(RUNFLAGS) -client wrk -c 50 -d 5s -rounds 3 fcgi nethttp lighttpd-static
 
-# Three views of one cost, each side by side: over the network (versus,
-# guarded and bare alternating), in memory (BenchmarkGuard, one process per
-# run so that on and off alternate, A B A B, and neither is always second;
-# benchstat compares) and the scanner alone.
-GUARDED := nethttp gin fasthttp fiber
+# Three views of one cost, each side by side (bin/guards, on the servers
+# of the table that take -bare): over the network, in memory
+# (BenchmarkGuard, one process per run, on and off alternating) and the
+# scanners alone; its test runs the quick variant.
 compare-guards: build deps bin/benchstat ## what the framing guards cost on a plain GET: each server against itself -bare, side by side; results/guards.txt
-	bin/versus $(RUNFLAGS) -client loadgen -c 50 -d 3s -rounds 7 -pairs nethttp nethttp/bare gin gin/bare fasthttp fasthttp/bare fiber fiber/bare | tee results/guards.txt
-	for s in $(GUARDED); do $(GO) test -c -o bin/guard-$$s.test ./servers/$$s; done
-	: > results/guards-bench.txt
-	for i in 1 2 3 4 5 6 7 8 9 10; do for s in $(GUARDED); do for g in on off; do \
-		taskset -c $(CPU) bin/guard-$$s.test -test.run '^$$' -test.bench "^BenchmarkGuard$$/^guard=$$g$$" -test.benchtime 0.5s >> results/guards-bench.txt || exit 1; \
-	done; done; done
-	taskset -c $(CPU) $(GO) test -run '^$$' -bench '^BenchmarkScan$$' -benchtime 0.5s -count 10 ./servers/internal/... >> results/guards-bench.txt
-	bin/benchstat -col /guard -filter '.name:Guard .unit:sec/op' results/guards-bench.txt | tee -a results/guards.txt
-	bin/benchstat -filter '.name:Scan .unit:sec/op' results/guards-bench.txt | tee -a results/guards.txt
+	bin/guards $(RUNFLAGS) -out results
 
 bin/benchstat:
 	GOBIN=$(CURDIR)/bin $(GO) install $(BENCHSTAT)
