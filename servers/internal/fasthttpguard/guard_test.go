@@ -28,7 +28,7 @@ func scanAll(data []byte, sizes ...int) outcome {
 	for i, pos := 0, 0; pos < len(data); i++ {
 		k := min(sizes[i%len(sizes)], len(data)-pos)
 		piece := append([]byte(nil), data[pos:pos+k]...)
-		m, err := s.scan(piece)
+		m, err := s.Scan(piece)
 		o.kept += m
 		if err != nil {
 			var fe *Error
@@ -52,7 +52,7 @@ func requestEnds(b []byte) []int {
 	var ends []int
 	for i := range b {
 		before := s.state
-		if _, err := s.scan(b[i : i+1]); err != nil {
+		if _, err := s.Scan(b[i : i+1]); err != nil {
 			panic(fmt.Sprintf("byte by byte: %v at %d, whole: none", err, i))
 		}
 		if s.state == sStart && before != sStart && before != sStartLF {
@@ -215,7 +215,7 @@ func BenchmarkScan(b *testing.B) {
 	var s scanner
 	b.SetBytes(int64(len(req)))
 	for b.Loop() {
-		if _, err := s.scan(req); err != nil {
+		if _, err := s.Scan(req); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"hellobench/servers/internal/framing"
 )
 
 const get = "GET /hello/world HTTP/1.1\r\nHost: x\r\n\r\n"
@@ -64,7 +66,7 @@ func scanAll(in string, cuts []int) (string, bool) {
 	for _, cut := range append(cuts, len(in)) {
 		p := []byte(in[prev:cut])
 		prev = cut
-		n, err := s.scan(p)
+		n, err := s.Scan(p)
 		out.Write(p[:n])
 		if err != nil {
 			return out.String(), true
@@ -98,20 +100,48 @@ func TestScanner(t *testing.T) {
 	}
 }
 
-// TestStrictConnError checks that net/http is handed the bytes before a
-// framing error, then the error, and never the rest.
-func TestStrictConnError(t *testing.T) {
+// FuzzScan checks that a split of the input changes nothing: what the
+// scanner keeps and whether it ends in an error are the same whole, byte by
+// byte, and in pieces of sizes taken from the input.
+func FuzzScan(f *testing.F) {
+	for _, tc := range scanCases {
+		f.Add([]byte(tc.in))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		in := string(data)
+		out, err := scanAll(in, nil)
+		var each, pieces []int
+		for i := 1; i < len(in); i++ {
+			each = append(each, i)
+		}
+		for i, k := 0, 1; len(in) > 0; i++ {
+			if k += int(data[i%len(data)]%13) + 1; k >= len(in) {
+				break
+			}
+			pieces = append(pieces, k)
+		}
+		for _, cuts := range [][]int{each, pieces} {
+			if out2, err2 := scanAll(in, cuts); out2 != out || err2 != err {
+				t.Fatalf("%q cut at %v: kept %q, error %v; whole: %q, %v", in, cuts, out2, err2, out, err)
+			}
+		}
+	})
+}
+
+// TestConnError checks that net/http is handed the bytes before a framing
+// error, then the error, and never the rest.
+func TestConnError(t *testing.T) {
 	client, server := net.Pipe()
 	defer client.Close()
-	c := &strictConn{Conn: server}
+	c := framing.NewConn(server, new(scanner))
 	go func() {
 		io.WriteString(client, "\r\n"+get+"POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\nContent-Length: 3\r\n\r\n0\r\n\r\n")
 	}()
 	c.SetReadDeadline(time.Now().Add(5 * time.Second))
 	got, err := io.ReadAll(c)
-	var fe framingError
-	if !errors.As(err, &fe) {
-		t.Fatalf("error %v, want a framing error", err)
+	var fe *framing.Error
+	if !errors.As(err, &fe) || fe.Status != 400 {
+		t.Fatalf("error %v, want a framing error with status 400", err)
 	}
 	if want := get + "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\nContent-Length: 3\r\n\r"; string(got) != want {
 		t.Errorf("read %q, want %q", got, want)
@@ -127,7 +157,7 @@ func BenchmarkScan(b *testing.B) {
 	var s scanner
 	b.SetBytes(int64(len(req)))
 	for b.Loop() {
-		if n, err := s.scan(req); err != nil || n != len(req) {
+		if n, err := s.Scan(req); err != nil || n != len(req) {
 			b.Fatalf("scan: %d of %d bytes, %v", n, len(req), err)
 		}
 	}
