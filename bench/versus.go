@@ -114,7 +114,7 @@ func Versus(cfg Config, v VersusConfig, progress io.Writer) (VersusRun, error) {
 			if err != nil {
 				return VersusRun{}, err
 			}
-			fmt.Fprintf(progress, "round %d %-16s %9.0f req/s %7.2f µs/req %4.0f%% busy %s\n", r+1, t, res.ReqPerSec, res.CPUPerRequest(), res.Busy(), roundLabel(res.Busy(), res.ClientBusy()))
+			fmt.Fprintf(progress, "round %d %-16s %9.0f req/s %7.2f µs/req %4.0f%% busy %s\n", r+1, t, res.ReqPerSec, res.CPUPerRequest(), res.Busy(), Label(v.Connections, res.Busy(), res.ClientBusy()))
 			run.Results[t] = append(run.Results[t], res)
 		}
 	}
@@ -164,7 +164,7 @@ func (r VersusRun) WriteTable(w io.Writer) error {
 		busy, clientBusy := Median(rs, Result.Busy), Median(rs, Result.ClientBusy)
 		fmt.Fprintf(tw, "%s\t%.0f\t%.2f (%.2f–%.2f)\t%s\t%.0f\t%.0f\t%.0f\t%s\t\n", t,
 			Median(rs, func(r Result) float64 { return r.ReqPerSec }), cpu.Median, cpu.Lo, cpu.Hi, split,
-			busy, clientBusy, 1e6/cpu.Median, roundLabel(busy, clientBusy))
+			busy, clientBusy, 1e6/cpu.Median, Label(r.Connections, busy, clientBusy))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
