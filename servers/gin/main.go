@@ -1,7 +1,7 @@
 // Command gin serves the hellobench page with github.com/gin-gonic/gin in
 // release mode, on net/http's server, behind a guard that refuses requests
 // whose framing RFC 9112 asks a server to refuse and net/http accepts: a
-// listener (servers/internal/nethttpguard) and a middleware (strict).
+// listener and a handler around the engine (servers/internal/nethttpguard).
 //
 // With -bare it serves as gin and net/http do out of the box, without that
 // guard.
@@ -11,7 +11,6 @@ import (
 	"context"
 	"errors"
 	"flag"
-	"io"
 	"log"
 	"net"
 	"net/http"
@@ -33,9 +32,8 @@ func hello(c *gin.Context) {
 	c.Data(http.StatusOK, page.ContentType, page.HTML)
 }
 
-// newRouter returns the engine. Unless bare, it refuses what net/http
-// lets through and the contract does not: see strict.
-func newRouter(bare bool) *gin.Engine {
+// newRouter returns the engine.
+func newRouter() *gin.Engine {
 	gin.SetMode(gin.ReleaseMode)
 	r := gin.New()                  // no Logger, no Recovery: nothing per request
 	r.HandleMethodNotAllowed = true // 405 with Allow instead of 404
@@ -43,49 +41,27 @@ func newRouter(bare bool) *gin.Engine {
 	// /Hello/World, answer 404 instead.
 	r.RedirectTrailingSlash = false
 	r.RedirectFixedPath = false
-	r.Use(func(c *gin.Context) { c.Header("Server", "gin") })
-	if !bare {
-		r.Use(strict)
-	}
 	r.GET(page.Path, hello)
 	r.HEAD(page.Path, hello)
 	return r
 }
 
-// maxDrain is how much of a chunked body strict reads before answering:
-// what net/http itself reads of an unread body before it gives up and
-// closes the connection.
-const maxDrain = 256 << 10
-
-// strict is the middleware half of the framing guard (package
-// nethttpguard has the connection's half).
-func strict(c *gin.Context) {
-	// net/http serves HTTP/1.2 and up as 1.1 (RFC 9110 section 2.5 allows
-	// it) and passes "PRI * HTTP/2.0" on for a handler to take over; the
-	// contract refuses versions other than 1.0 and 1.1.
-	if r := c.Request; r.ProtoMajor != 1 || r.ProtoMinor > 1 {
-		c.Header("Connection", "close")
-		c.String(http.StatusHTTPVersionNotSupported, "HTTP Version Not Supported")
-		c.Abort()
-		return
-	}
-	// A chunked body is read before the answer, so that a framing error in
-	// it (RFC 9112 section 7.1), found by net/http's chunked reader or by
-	// strictConn, is answered 400 and a close rather than the route's
-	// status.
-	if c.Request.TransferEncoding != nil {
-		if _, err := io.CopyN(io.Discard, c.Request.Body, maxDrain); err != nil && err != io.EOF {
-			c.Header("Connection", "close")
-			c.String(http.StatusBadRequest, "Bad Request")
-			c.Abort()
-		}
-	}
-}
-
+// newServer returns the server. Unless bare, it refuses what net/http
+// lets through and the contract does not: versions other than 1.0 and 1.1
+// (505), and a chunked body badly framed (400, read before routing).
 func newServer(addr string, headerTimeout, idleTimeout time.Duration, bare bool) *http.Server {
+	h := http.Handler(newRouter())
+	if !bare {
+		h = nethttpguard.Handler(h)
+	}
 	return &http.Server{
-		Addr:              addr,
-		Handler:           newRouter(bare),
+		Addr: addr,
+		// Every answer, the guard's and gin's 404 and 405 included, names
+		// the stack.
+		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Server", "gin")
+			h.ServeHTTP(w, r)
+		}),
 		ReadHeaderTimeout: headerTimeout,
 		IdleTimeout:       idleTimeout,
 		// net/http reads MaxHeaderBytes plus 4096 bytes of slack before it

@@ -10,7 +10,6 @@ import (
 	"context"
 	"errors"
 	"flag"
-	"io"
 	"log"
 	"net"
 	"net/http"
@@ -38,13 +37,14 @@ func hello(w http.ResponseWriter, r *http.Request) {
 }
 
 // newServer returns the server. Unless bare, it refuses what net/http
-// lets through and the contract does not: see strict.
+// lets through and the contract does not: versions other than 1.0 and 1.1
+// (505), and a chunked body badly framed (400, read before routing).
 func newServer(addr string, headerTimeout, idleTimeout time.Duration, bare bool) *http.Server {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET "+page.Path, hello) // GET also matches HEAD
 	h := http.Handler(mux)
 	if !bare {
-		h = strict(mux)
+		h = nethttpguard.Handler(mux)
 	}
 	return &http.Server{
 		Addr: addr,
@@ -62,38 +62,6 @@ func newServer(addr string, headerTimeout, idleTimeout time.Duration, bare bool)
 		// most one line a second.
 		ErrorLog: log.New(nethttpguard.NewRateLimited(os.Stderr, time.Second), "nethttp: ", 0),
 	}
-}
-
-// maxDrain is how much of a chunked body strict reads before answering:
-// what net/http itself reads of an unread body before it gives up and
-// closes the connection.
-const maxDrain = 256 << 10
-
-// strict is the handler's half of the framing guard (package
-// nethttpguard has the connection's half).
-func strict(h http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		// net/http serves HTTP/1.2 and up as 1.1 (RFC 9110 section 2.5
-		// allows it) and passes "PRI * HTTP/2.0" on for a handler to take
-		// over; the contract refuses versions other than 1.0 and 1.1.
-		if r.ProtoMajor != 1 || r.ProtoMinor > 1 {
-			w.Header().Set("Connection", "close")
-			http.Error(w, "HTTP Version Not Supported", http.StatusHTTPVersionNotSupported)
-			return
-		}
-		// A chunked body is read before the answer, so that a framing
-		// error in it (RFC 9112 section 7.1), found by net/http's chunked
-		// reader or by strictConn, is answered 400 and a close rather than
-		// the handler's status.
-		if r.TransferEncoding != nil {
-			if _, err := io.CopyN(io.Discard, r.Body, maxDrain); err != nil && err != io.EOF {
-				w.Header().Set("Connection", "close")
-				http.Error(w, "Bad Request", http.StatusBadRequest)
-				return
-			}
-		}
-		h.ServeHTTP(w, r)
-	})
 }
 
 func main() {

@@ -1,7 +1,8 @@
 // Package nethttpguard is the framing guard of the servers that run on
 // net/http's server (nethttp and gin): a listener whose connections pass
-// on only well-framed requests (RFC 9112), and a writer that rate-limits
-// net/http's error log. The servers use it unless started with -bare.
+// on only well-framed requests (RFC 9112) and a handler for what only a
+// handler sees, which the servers use unless started with -bare; and a
+// writer that rate-limits net/http's error log.
 package nethttpguard
 
 import (

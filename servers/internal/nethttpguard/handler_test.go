@@ -1,0 +1,50 @@
+package nethttpguard
+
+import (
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"testing/iotest"
+)
+
+func TestHandler(t *testing.T) {
+	tests := []struct {
+		name   string
+		major  int
+		minor  int
+		te     []string
+		body   io.Reader
+		status int
+		close  bool // the answer says Connection: close
+		called bool // h ran
+	}{
+		{"HTTP/1.1", 1, 1, nil, nil, 200, false, true},
+		{"HTTP/1.0", 1, 0, nil, nil, 200, false, true},
+		{"HTTP/1.2", 1, 2, nil, nil, 505, true, false},
+		{"HTTP/2.0", 2, 0, nil, nil, 505, true, false},
+		{"chunked", 1, 1, []string{"chunked"}, strings.NewReader("body"), 200, false, true},
+		{"chunked, framing error", 1, 1, []string{"chunked"}, iotest.ErrReader(errors.New("framing: bad chunk")), 400, true, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			called := false
+			h := Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				called = true
+				if n, _ := io.Copy(io.Discard, r.Body); n != 0 {
+					t.Errorf("h read %d bytes of a body Handler should have read", n)
+				}
+			}))
+			r := httptest.NewRequest("POST", "/", tt.body)
+			r.ProtoMajor, r.ProtoMinor, r.TransferEncoding = tt.major, tt.minor, tt.te
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, r)
+			if w.Code != tt.status || (w.Header().Get("Connection") == "close") != tt.close || called != tt.called {
+				t.Errorf("status %d, Connection %q, h ran %v; want %d, close %v, ran %v",
+					w.Code, w.Header().Get("Connection"), called, tt.status, tt.close, tt.called)
+			}
+		})
+	}
+}
