@@ -34,15 +34,12 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"math"
 	"os"
 	"os/signal"
 	"slices"
-	"strconv"
-	"strings"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -53,11 +50,6 @@ import (
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
-
-type headers []string
-
-func (h *headers) String() string     { return strings.Join(*h, ", ") }
-func (h *headers) Set(v string) error { *h = append(*h, v); return nil }
 
 const usageLine = "usage: loadgen [options] http://host[:port]/path (loadgen -h lists the options)"
 
@@ -139,37 +131,53 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if o == nil {
 		return code
 	}
-	cfg := o.cfg
-
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, unix.SIGTERM)
-	defer stop()
 	fail := func(err error) int {
 		fmt.Fprintf(stderr, "loadgen: %v\n", err)
 		return 1
 	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, unix.SIGTERM)
+	defer stop()
+	log, err := createLog(o.out)
+	if err != nil {
+		return fail(err)
+	}
+	defer log.discard()
+	runs, err := o.load(ctx, stderr)
+	if err != nil {
+		return fail(err)
+	}
+	if err := log.write(runs[0]); err != nil {
+		return fail(err)
+	}
+	med := median(runs)
+	switch {
+	case o.json:
+		err = loadgen.WriteJSON(stdout, med, runs)
+	case o.ms:
+		err = loadgen.WriteABReport(stdout, med)
+	default:
+		err = loadgen.WriteReport(stdout, med)
+	}
+	if err != nil {
+		return fail(err)
+	}
+	if len(runs) > 1 && !o.json {
+		writeRuns(stdout, runs, med, o.ms)
+	}
+	return status(stderr, runs, ctx.Err() != nil)
+}
+
+// load waits for -start-at, runs the warm-up and then the runs, with
+// progress on stderr unless quiet. It stops after a run stopped at a
+// socket error, or when ctx is done; at least one run is returned, or an
+// error.
+func (o *options) load(ctx context.Context, stderr io.Writer) ([]*loadgen.Result, error) {
 	note := func(format string, a ...any) {
 		if !o.quiet {
 			fmt.Fprintf(stderr, format, a...)
 		}
 	}
-
-	// The log's file is made before the run, so that a path that cannot be
-	// written fails before the load, and removed if no log is written.
-	var log *os.File
-	if o.out != "" {
-		f, err := os.Create(o.out)
-		if err != nil {
-			return fail(err)
-		}
-		log = f
-		defer func() {
-			if log != nil {
-				log.Close()
-				os.Remove(o.out)
-			}
-		}()
-	}
-
+	cfg := o.cfg
 	if !o.startAt.IsZero() {
 		note("Starting at %s\n", o.startAt.Format(time.RFC3339Nano))
 		if o.warm != nil {
@@ -185,7 +193,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			note("Warming up: %v, not recorded\n", o.warm.Duration)
 		}
 		if _, err := loadgen.Run(ctx, *o.warm); err != nil {
-			return fail(fmt.Errorf("warm-up: %w", err))
+			return nil, fmt.Errorf("warm-up: %w", err)
 		}
 	}
 	var runs []*loadgen.Result
@@ -207,7 +215,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		r, err := loadgen.Run(ctx, cfg)
 		if err != nil {
-			return fail(err)
+			return nil, err
 		}
 		cfg.StartAt = time.Time{}
 		if pr != nil {
@@ -219,206 +227,56 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if len(runs) == 0 {
-		return fail(errors.New("interrupted before the first run"))
+		return nil, errors.New("interrupted before the first run")
 	}
-	if log != nil {
-		err := loadgen.WriteLog(log, runs[0])
-		if cerr := log.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			os.Remove(o.out)
-			log = nil
-			return fail(fmt.Errorf("writing %s: %w", o.out, err))
-		}
-		log = nil
+	return runs, nil
+}
+
+// A logFile is -o's file. It is made before the run, so that a path that
+// cannot be written fails before the load, and removed unless a log was
+// written to it. A nil *logFile (no -o) does nothing.
+type logFile struct {
+	f    *os.File
+	path string
+}
+
+// createLog creates path, or returns nil for "".
+func createLog(path string) (*logFile, error) {
+	if path == "" {
+		return nil, nil
 	}
-	med := median(runs)
-	var err error
-	switch {
-	case o.json:
-		err = loadgen.WriteJSON(stdout, med, runs)
-	case o.ms:
-		err = loadgen.WriteABReport(stdout, med)
-	default:
-		err = loadgen.WriteReport(stdout, med)
-	}
+	f, err := os.Create(path)
 	if err != nil {
-		return fail(err)
+		return nil, err
 	}
-	if len(runs) > 1 && !o.json {
-		writeRuns(stdout, runs, med, o.ms)
-	}
-	return status(stderr, runs, ctx.Err() != nil)
+	return &logFile{f, path}, nil
 }
 
-// parse reads the command's arguments at time now. It returns nil and the
-// exit status for -h (0, the help on stdout) or a usage error (2, one line
-// on stderr).
-func parse(args []string, stdout, stderr io.Writer, now time.Time) (*options, int) {
-	fs := flag.NewFlagSet("loadgen", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	var (
-		n        = fs.Int("n", 1, "number of requests to perform")
-		c        = fs.Int("c", 1, "number of requests to make at a time (connections)")
-		k        = fs.Bool("k", false, "use HTTP KeepAlive")
-		t        = fs.Float64("t", 0, "seconds to max. spend on benchmarking (implies -n 50000 unless -n is given)")
-		s        = fs.Float64("s", 30, "seconds to max. wait for each response")
-		m        = fs.String("m", "GET", "HTTP method")
-		i        = fs.Bool("i", false, "use HEAD instead of GET")
-		l        = fs.Bool("l", false, "accept variable document length (no Length failures)")
-		r        = fs.Bool("r", false, "don't stop at a socket receive error (count it as a failed request and go on)")
-		q        = fs.Bool("q", false, "do not show progress")
-		d        = fs.String("d", "", "duration of the run, as wrk's -d (10s, 1m; a plain number is seconds)")
-		pipeline = fs.Int("pipeline", 1, "requests in flight per connection, written in one write and, without -rate, read back together (needs -k)")
-		rate     = fs.Float64("rate", 0, "requests per second in total, open loop; latency from each intended send")
-		warmup   = fs.String("warmup", "", "run first and not recorded: a duration (2s) or a number of requests")
-		repeat   = fs.Int("repeat", 1, "runs; prints the median run by requests per second and the spread")
-		jsonOut  = fs.Bool("json", false, "print one JSON object instead of the report (and no progress)")
-		units    = fs.String("units", "µs", "report times in µs, or ms: ab's own units and format")
-		engine   = fs.String("engine", "", "I/O engine, io_uring or epoll (default: io_uring from 16 connections, when the kernel has it)")
-		out      = fs.String("o", "", "write the run's latency histograms and exact counts to `FILE`, an HdrHistogram interval log, for loadgen merge")
-		startAt  = fs.String("start-at", "", "start at `TIME`, RFC 3339 or Unix seconds, as runs on other hosts do (connect after the wait)")
-		hdrs     headers
-	)
-	fs.Var(&hdrs, "H", "add a header, as \"Accept-Encoding: gzip\" (repeatable)")
-
-	usage := func(format string, a ...any) (*options, int) {
-		fmt.Fprintf(stderr, "loadgen: "+format+"\n", a...)
-		return nil, 2
+// write writes the log of r and closes the file; on an error the file is
+// removed.
+func (l *logFile) write(r *loadgen.Result) error {
+	if l == nil {
+		return nil
 	}
-	args = splitJoined(fs, args)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(stdout, usageLine)
-			fs.SetOutput(stdout)
-			fs.PrintDefaults()
-			fmt.Fprint(stdout, help)
-			return nil, 0
-		}
-		return usage("%v", err)
+	err := loadgen.WriteLog(l.f, r)
+	if cerr := l.f.Close(); err == nil {
+		err = cerr
 	}
-	// Options may also follow the URL.
-	var target string
-	for fs.NArg() > 0 {
-		if target != "" {
-			return usage("more than one URL: %q and %q", target, fs.Arg(0))
-		}
-		target = fs.Arg(0)
-		if err := fs.Parse(fs.Args()[1:]); err != nil {
-			return usage("%v", err)
-		}
+	l.f = nil
+	if err != nil {
+		os.Remove(l.path)
+		return fmt.Errorf("writing %s: %w", l.path, err)
 	}
-	if target == "" {
-		return usage("no URL; %s", usageLine)
-	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-
-	// The flags map to a Config; Validate checks it. What is checked here
-	// is the flags' own: their syntax, and zero values that would mean a
-	// default in a Config.
-	cfg := loadgen.Config{
-		URL:                target,
-		Requests:           *n,
-		Concurrency:        *c,
-		KeepAlive:          *k,
-		Pipeline:           *pipeline,
-		Rate:               *rate,
-		Method:             *m,
-		Headers:            hdrs,
-		Engine:             *engine,
-		AnyLength:          *l,
-		StopOnReceiveError: !*r,
-		Solo:               true,
-	}
-	switch {
-	case set["n"] && *n < 1:
-		return usage("invalid number of requests -n %d", *n)
-	case *c < 1:
-		return usage("invalid concurrency -c %d", *c)
-	case *pipeline < 1:
-		return usage("invalid pipeline depth -pipeline %d", *pipeline)
-	case *repeat < 1:
-		return usage("invalid -repeat %d", *repeat)
-	case *i && set["m"]:
-		return usage("-i and -m both set the method; give one")
-	case *t > 0 && *d != "":
-		return usage("-t and -d both limit the time; give one")
-	case *units != "µs" && *units != "us" && *units != "ms":
-		return usage("invalid -units %q (µs or ms)", *units)
-	case set["o"] && *out == "":
-		return usage("invalid -o \"\": want a file name")
-	case *out != "" && *repeat > 1:
-		return usage("-o writes the log of one run: give -repeat 1")
-	}
-	if *i {
-		cfg.Method = "HEAD"
-	}
-	var err error
-	if cfg.Timeout, err = seconds(*s); err != nil {
-		return usage("invalid timeout -s %v", *s)
-	}
-	if *t != 0 {
-		if cfg.Duration, err = seconds(*t); err != nil || cfg.Duration <= 0 {
-			return usage("invalid time limit -t %v", *t)
-		}
-		if !set["n"] {
-			cfg.Requests = 50000 // as ab -t
-		}
-	}
-	if *d != "" {
-		if cfg.Duration, err = parseDuration(*d); err != nil {
-			return usage("invalid duration -d %q", *d)
-		}
-		if !set["n"] {
-			cfg.Requests = 0
-		}
-	}
-	if err := cfg.Validate(); err != nil {
-		return usage("%v", err)
-	}
-	o := &options{cfg: cfg, repeat: *repeat, json: *jsonOut, quiet: *q || *jsonOut, ms: *units == "ms", out: *out}
-	if set["start-at"] {
-		if o.startAt, err = parseStartAt(*startAt, now); err != nil {
-			return usage("%v", err)
-		}
-	}
-	if *warmup != "" {
-		w := cfg
-		w.Requests, w.Duration = 0, 0
-		w.StopOnReceiveError = false // not recorded: its failures do not matter
-		if v, err := strconv.Atoi(*warmup); err == nil && v > 0 {
-			w.Requests = max(v, w.Concurrency)
-		} else if dur, err := parseDuration(*warmup); err == nil {
-			w.Duration = dur
-		} else {
-			return usage("invalid -warmup %q: want a duration (2s) or a number of requests", *warmup)
-		}
-		o.warm = &w
-	}
-	return o, 0
+	return nil
 }
 
-// parseStartAt reads -start-at, an RFC 3339 time or Unix seconds, at time
-// now. More than a second past is an error: the runs that it should start
-// together would not.
-func parseStartAt(s string, now time.Time) (time.Time, error) {
-	var t time.Time
-	if v, err := strconv.ParseFloat(s, 64); err == nil && v >= 0 && v < 1e11 {
-		sec, frac := math.Modf(v)
-		t = time.Unix(int64(sec), int64(frac*1e9))
-	} else if t, err = time.Parse(time.RFC3339Nano, s); err != nil {
-		return time.Time{}, fmt.Errorf("invalid -start-at %q: want an RFC 3339 time (2026-01-02T15:04:05Z) or Unix seconds", s)
+// discard closes and removes a file that write did not finish.
+func (l *logFile) discard() {
+	if l == nil || l.f == nil {
+		return
 	}
-	switch ahead := t.Sub(now); {
-	case ahead < -time.Second:
-		return time.Time{}, fmt.Errorf("-start-at %s is %.1f s in the past: is this host's clock in sync with the others', and did it start in time?",
-			s, -ahead.Seconds())
-	case ahead > 24*time.Hour:
-		return time.Time{}, fmt.Errorf("-start-at %s is more than 24 hours ahead", s)
-	}
-	return t, nil
+	l.f.Close()
+	os.Remove(l.path)
 }
 
 // status says on stderr, in one line, why the runs did not all succeed, and
@@ -452,29 +310,6 @@ func status(stderr io.Writer, runs []*loadgen.Result, interrupted bool) int {
 		return 1
 	}
 	return 0
-}
-
-// seconds converts a number of seconds to a Duration.
-func seconds(v float64) (time.Duration, error) {
-	if math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) > 1e8 {
-		return 0, errors.New("out of range")
-	}
-	return time.Duration(v * float64(time.Second)), nil
-}
-
-// parseDuration reads a Go duration, or a plain number of seconds.
-func parseDuration(s string) (time.Duration, error) {
-	if v, err := strconv.ParseFloat(s, 64); err == nil {
-		if v <= 0 || v > 1e8 {
-			return 0, errors.New("out of range")
-		}
-		return time.Duration(v * float64(time.Second)), nil
-	}
-	d, err := time.ParseDuration(s)
-	if err == nil && d <= 0 {
-		err = errors.New("not positive")
-	}
-	return d, err
 }
 
 // median returns the run with the median requests per second (the lower
@@ -522,26 +357,4 @@ func writeRuns(w io.Writer, runs []*loadgen.Result, med *loadgen.Result, ms bool
 		spread = (hi - lo) / m * 100
 	}
 	fmt.Fprintf(w, "Spread:                 %.2f to %.2f [#/sec], %.1f%% of the median\n", lo, hi, spread)
-}
-
-// splitJoined splits ab's joined form of a one-letter option and its value,
-// -c50, into -c 50, which package flag would reject. Arguments after "--"
-// are left alone.
-func splitJoined(fs *flag.FlagSet, args []string) []string {
-	out := make([]string, 0, len(args))
-	for i, a := range args {
-		if a == "--" {
-			return append(out, args[i:]...)
-		}
-		if len(a) > 2 && a[0] == '-' && a[1] != '-' && !strings.Contains(a, "=") && fs.Lookup(a[1:]) == nil {
-			if f := fs.Lookup(a[1:2]); f != nil {
-				if b, ok := f.Value.(interface{ IsBoolFlag() bool }); !ok || !b.IsBoolFlag() {
-					out = append(out, a[:2], a[2:])
-					continue
-				}
-			}
-		}
-		out = append(out, a)
-	}
-	return out
 }

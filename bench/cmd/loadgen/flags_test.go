@@ -1,0 +1,119 @@
+package main
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// check lists every bad flag at once, a line each naming the flag and its
+// value, and parse prints them as lines of their own with exit 2.
+func TestCheckListsEveryProblem(t *testing.T) {
+	args := []string{"-n", "0", "-c", "-3", "-pipeline", "0", "-repeat", "0", "-i", "-m", "POST",
+		"-t", "5", "-d", "soon", "-units", "s", "-rate", "-5", "-engine", "kqueue", "-s", "NaN",
+		"-o", "x.hlog", "-warmup", "x", "-start-at", "tomorrow", "http://127.0.0.1/", "http://127.0.0.2/"}
+	want := []string{
+		"more than one URL: \"http://127.0.0.1/\" and \"http://127.0.0.2/\"",
+		"invalid number of requests -n 0",
+		"invalid concurrency -c -3",
+		"invalid pipeline depth -pipeline 0",
+		"invalid -repeat 0",
+		"-i and -m both set the method; give one",
+		"-t and -d both limit the time; give one",
+		"invalid -units \"s\" (µs or ms)",
+		"invalid rate -5: -rate wants",
+		"invalid engine \"kqueue\": -engine wants io_uring or epoll",
+		"invalid timeout -s NaN",
+		"invalid duration -d \"soon\"",
+		"invalid -start-at \"tomorrow\"",
+		"invalid -warmup \"x\"",
+	}
+	f, err := readFlags(args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = f.check(time.Now())
+	if err == nil {
+		t.Fatal("no error")
+	}
+	lines := strings.Split(err.Error(), "\n")
+	if len(lines) != len(want) {
+		t.Errorf("%d problems, want %d:\n%v", len(lines), len(want), err)
+	}
+	for _, w := range want {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("no %q in:\n%v", w, err)
+		}
+	}
+
+	var stdout, stderr strings.Builder
+	if o, code := parse(args, &stdout, &stderr, time.Now()); o != nil || code != 2 {
+		t.Errorf("parse: options %v, exit %d; want nil and 2", o, code)
+	}
+	out := strings.TrimSuffix(stderr.String(), "\n")
+	if got := strings.Split(out, "\n"); len(got) != len(lines) || stdout.Len() != 0 {
+		t.Errorf("parse printed %d lines, want %d; stdout %q", len(got), len(lines), stdout.String())
+	}
+	for _, l := range strings.Split(out, "\n") {
+		if !strings.HasPrefix(l, "loadgen: ") {
+			t.Errorf("line %q lacks the prefix loadgen: ", l)
+		}
+	}
+}
+
+// A Config problem (here, more connections than requests) is checked only
+// once every flag is good: a bad flag would only confuse it.
+func TestCheckValidatesLast(t *testing.T) {
+	f, err := readFlags([]string{"-c", "5", "-n", "2", "-units", "s", "http://127.0.0.1/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.check(time.Now()); err == nil || err.Error() != `invalid -units "s" (µs or ms)` {
+		t.Errorf("got %v, want the -units problem alone", err)
+	}
+	f.units = "ms"
+	if _, err := f.check(time.Now()); err == nil || !strings.Contains(err.Error(), "cannot use concurrency level 5 greater than total number of requests 2") {
+		t.Errorf("got %v, want Validate's", err)
+	}
+}
+
+func TestCheckGoodFlags(t *testing.T) {
+	now := time.Now()
+	start := now.Add(time.Minute).Truncate(time.Second)
+	f, err := readFlags([]string{"-k", "-c50", "-d", "2", "-pipeline", "4", "-i", "-s", "1.5", "-H", "X-A: 1",
+		"-warmup", "300", "-q", "-units", "ms", "-engine", "epoll", "http://127.0.0.1:8080/hello/world",
+		"-start-at", start.Format(time.RFC3339)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := f.check(now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := o.cfg
+	if c.URL != "http://127.0.0.1:8080/hello/world" || c.Concurrency != 50 || !c.KeepAlive || c.Pipeline != 4 ||
+		c.Method != "HEAD" || c.Timeout != 1500*time.Millisecond || c.Duration != 2*time.Second || c.Requests != 0 ||
+		c.Engine != "epoll" || len(c.Headers) != 1 || c.Headers[0] != "X-A: 1" || !c.StopOnReceiveError {
+		t.Errorf("config %+v", c)
+	}
+	if !o.quiet || !o.ms || o.json || o.repeat != 1 || !o.startAt.Equal(start) {
+		t.Errorf("options %+v", o)
+	}
+	// -warmup 300 runs 300 requests, at least one per connection, and its
+	// failures do not stop it.
+	if w := o.warm; w == nil || w.Requests != 300 || w.Duration != 0 || w.StopOnReceiveError || w.Concurrency != 50 {
+		t.Errorf("warm-up %+v", o.warm)
+	}
+
+	// -t alone implies ab's 50 000 requests; -n keeps its own.
+	for args, want := range map[string]int{"-t 3": 50000, "-t 3 -n 10": 10} {
+		f, err := readFlags(append(strings.Fields(args), "http://127.0.0.1/"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		o, err := f.check(now)
+		if err != nil || o.cfg.Requests != want || o.cfg.Duration != 3*time.Second {
+			t.Errorf("%s: %v, %+v; want %d requests in 3s", args, err, o, want)
+		}
+	}
+}
