@@ -1,3 +1,5 @@
+//go:build linux
+
 // Package loadgen is an HTTP/1.x load generator that reports like ab
 // (ApacheBench) and costs less CPU per request than wrk.
 //

@@ -1,3 +1,5 @@
+//go:build linux
+
 // Package proc starts and stops the processes hellobench measures and reads
 // what the Linux kernel accounts for them. It is the one place that parses
 // /proc and the one that starts a process group: a command is started

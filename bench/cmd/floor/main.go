@@ -1,3 +1,5 @@
+//go:build linux
+
 // Command floor is the bench's syscall floor: a deliberately stripped HTTP
 // responder that no real server should be. One thread runs an epoll loop;
 // for every complete request (bytes up to a blank line, "\r\n\r\n") it

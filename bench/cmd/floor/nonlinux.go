@@ -1,0 +1,14 @@
+//go:build !linux
+
+// Command floor is an epoll loop: it runs on Linux only.
+package main
+
+import (
+	"fmt"
+	"os"
+)
+
+func main() {
+	fmt.Fprintln(os.Stderr, "floor: runs on Linux only (an epoll loop)")
+	os.Exit(2)
+}
