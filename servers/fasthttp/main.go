@@ -147,7 +147,7 @@ func serveUntil(srv *fasthttp.Server, ln net.Listener, bare bool, sig <-chan os.
 			log.Printf("fasthttp: shutdown: %v", err)
 		}
 	}()
-	ln = &fasthttpguard.RetryListener{Listener: ln}
+	ln = &fasthttpguard.RetryListener{Listener: ln, Name: "fasthttp"}
 	if !bare {
 		ln = fasthttpguard.Listener{Listener: ln}
 	}

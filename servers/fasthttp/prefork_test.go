@@ -50,7 +50,7 @@ func fetch(t *testing.T, addr string) {
 	}
 	defer c.Close()
 	c.SetDeadline(time.Now().Add(2 * time.Second))
-	io.WriteString(c, get)
+	io.WriteString(c, "GET /hello/world HTTP/1.1\r\nHost: h\r\n\r\n")
 	r, err := http.ReadResponse(bufio.NewReader(c), nil)
 	if err != nil {
 		t.Fatal(err)

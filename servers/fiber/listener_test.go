@@ -1,38 +1,20 @@
 package main
 
 import (
-	"fmt"
-	"net"
 	"testing"
 	"time"
 
-	"hellobench/servers/internal/fasthttpguard"
-	"hellobench/servers/internal/fdflood"
+	"hellobench/servers/internal/fasthttpguard/guardtest"
 )
 
 // TestFDServer serves, in a process of its own, as main does, with an
 // open-file limit of fdflood.Limit, and prints its address.
 func TestFDServer(t *testing.T) {
-	if !fdflood.InServer() {
-		t.Skip("the server side of TestFDExhaustion")
-	}
-	fdflood.LimitFiles(t)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	fmt.Println(ln.Addr())
-	app := newApp(10*time.Second, 10*time.Second)
-	t.Fatal(app.Listener(fasthttpguard.Listener{Listener: &fasthttpguard.RetryListener{Listener: ln}}))
+	guardtest.FDServer(t, newApp(10*time.Second, 10*time.Second).Listener, "fiber")
 }
 
-// TestFDExhaustion floods a server limited to fdflood.Limit descriptors
-// with five times as many connections: it must keep running, log the
-// failed accepts a line a second at most, and serve again at once when the
-// flood ends.
-func TestFDExhaustion(t *testing.T) {
-	if fdflood.InServer() {
-		t.Skip("in the server process")
-	}
-	fdflood.Run(t, nil, "too many open files")
-}
+// TestFDExhaustion floods the server of TestFDServer with five times as
+// many connections as it may have descriptors: it must keep running, log
+// the failed accepts under its name a line a second at most, and serve
+// again at once when the flood ends.
+func TestFDExhaustion(t *testing.T) { guardtest.FDExhaustion(t, "fiber") }

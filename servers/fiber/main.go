@@ -108,7 +108,7 @@ func main() {
 	}()
 
 	log.Printf("fiber: listening on %s (GOMAXPROCS=%d)", ln.Addr(), runtime.GOMAXPROCS(0))
-	ln = &fasthttpguard.RetryListener{Listener: ln}
+	ln = &fasthttpguard.RetryListener{Listener: ln, Name: "fiber"}
 	if !*bare {
 		ln = fasthttpguard.Listener{Listener: ln}
 	}

@@ -16,9 +16,10 @@ import (
 // kernel, and Accept tries again after a pause that doubles from 5 ms, up to
 // 100 ms so that the server serves again within that once descriptors are
 // freed. While exhausted it wakes ten times a second at most, and logs once
-// a second at most, with a count.
+// a second at most, with a count, under Name.
 type RetryListener struct {
 	net.Listener
+	Name string // the server's, which its log lines start with
 
 	// Accept is called from one goroutine, Serve's loop.
 	failed int       // failures not yet logged
@@ -39,7 +40,7 @@ func (l *RetryListener) Accept() (net.Conn, error) {
 		}
 		l.failed++
 		if now := time.Now(); now.Sub(l.logged) >= time.Second {
-			log.Printf("fasthttp: accept: %v (%d times since the last report); retrying", err, l.failed)
+			log.Printf("%s: accept: %v (%d times since the last report); retrying", l.Name, err, l.failed)
 			l.failed, l.logged = 0, now
 		}
 		time.Sleep(wait)
