@@ -45,7 +45,7 @@ func Package(name string) string {
 }
 
 // NotInstalled says that the program name is missing and how to install
-// it: "h2load is not installed: apt-get install nghttp2-client".
+// it: "nginx is not installed: apt-get install nginx-light".
 func NotInstalled(name string) string {
 	pkg := Package(name)
 	if pkg == "" {

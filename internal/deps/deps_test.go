@@ -25,7 +25,7 @@ func TestTable(t *testing.T) {
 
 func TestNotInstalled(t *testing.T) {
 	for name, want := range map[string]string{
-		"h2load":   "h2load is not installed: apt-get install nghttp2-client",
+		"hey":      "hey is not installed: apt-get install hey",
 		"nginx":    "nginx is not installed: apt-get install nginx-light",
 		"no-such":  "no-such is not installed",
 		"lighttpd": "lighttpd is not installed: apt-get install lighttpd",
