@@ -1,6 +1,7 @@
 // Command gnet serves the hellobench page on github.com/panjf2000/gnet/v2,
 // an event-loop networking library with no HTTP in it: the HTTP/1.1 request
-// parser (parser.go) and response writer (response.go) are this program's own.
+// parser (package http1, in servers/gnet/http1) and response writer
+// (response.go) are this program's own.
 //
 // It is a complete server, not a benchmark special: it validates requests
 // per RFC 9112, reads requests split over any number of reads, answers

@@ -11,6 +11,8 @@ import (
 
 	"github.com/panjf2000/gnet/v2"
 	"golang.org/x/sys/unix"
+
+	"hellobench/servers/gnet/http1"
 )
 
 const (
@@ -77,7 +79,7 @@ type conn struct {
 	c        gnet.Conn
 	loop     *loop
 	idx      int // in loop.conns
-	p        Parser
+	p        http1.Parser
 	phase    phase
 	deadline time.Duration // loop time
 	opened   time.Duration // loop time of OnOpen
@@ -211,9 +213,9 @@ func (cs *conn) serve(dst, in, date []byte, draining bool) (out []byte, n int, c
 		k, ev := cs.p.Parse(in[n:])
 		n += k
 		switch ev {
-		case More:
+		case http1.More:
 			return out, n, false, served
-		case Header:
+		case http1.Header:
 			r := &cs.p.Req
 			cs.reply, cs.head = route(r.Method, r.Path)
 			switch {
@@ -231,13 +233,13 @@ func (cs *conn) serve(dst, in, date []byte, draining bool) (out []byte, n int, c
 			if r.Continue && n == len(in) {
 				out = append(out, continueResponse...)
 			}
-		case Done:
+		case http1.Done:
 			out = appendResponse(out, cs.reply, cs.head, cs.connection, date)
 			served++
 			if cs.connection == connClose {
 				return out, n, true, served
 			}
-		case Fail:
+		case http1.Fail:
 			out = appendResponse(out, errorReply(cs.p.Status), false, connClose, date)
 			return out, n, true, served
 		}

@@ -1,13 +1,17 @@
-package main
+// Package http1 is an incremental HTTP/1.1 request parser (RFC 9112), the
+// one the gnet server brings since gnet has no HTTP. It knows nothing of
+// gnet: it reads any byte stream that the caller buffers, and returns how
+// many leading bytes it is done with. It validates the request line, header
+// names and values, Host, Content-Length, Transfer-Encoding, Connection and
+// Expect, decodes chunked bodies and discards them, and allocates nothing.
+package http1
 
 import (
 	"bytes"
 	"net/netip"
-)
 
-// This file is an incremental HTTP/1.1 request parser (RFC 9112). It knows
-// nothing of gnet: it reads any byte stream that the caller buffers, and
-// returns how many leading bytes it is done with.
+	"hellobench/servers/internal/framing"
+)
 
 // Bounds on what the parser asks its caller to buffer.
 const (
@@ -365,7 +369,7 @@ func (p *Parser) field(l []byte) (int, string) {
 	name := l[:n]
 	switch n {
 	case 4:
-		if equalFold(name, "host") {
+		if framing.EqualFold(name, "host") {
 			p.hosts++
 			if p.hosts > 1 {
 				return 400, "more than one Host"
@@ -377,19 +381,19 @@ func (p *Parser) field(l []byte) (int, string) {
 			}
 		}
 	case 6:
-		if equalFold(name, "expect") && p.Req.Minor == 1 && equalFold(v, "100-continue") {
+		if framing.EqualFold(name, "expect") && p.Req.Minor == 1 && framing.EqualFold(v, "100-continue") {
 			p.Req.Continue = true
 		}
 	case 10:
-		if equalFold(name, "connection") {
+		if framing.EqualFold(name, "connection") {
 			p.connection(v)
 		}
 	case 14:
-		if equalFold(name, "content-length") {
+		if framing.EqualFold(name, "content-length") {
 			return p.contentLength(v)
 		}
 	case 17:
-		if equalFold(name, "transfer-encoding") {
+		if framing.EqualFold(name, "transfer-encoding") {
 			if p.Req.Minor == 0 {
 				// RFC 9112 section 6.1: faulty framing, whatever else
 				// the request says.
@@ -412,24 +416,10 @@ func (p *Parser) field(l []byte) (int, string) {
 // section 5.6.1 allows them: Go's reader refuses it, and a front server may
 // frame it otherwise.
 func transferCoding(v []byte) int {
-	if equalFold(v, "chunked") {
+	if framing.EqualFold(v, "chunked") {
 		return 0
 	}
-	chunked, last := 0, false
-	for more := true; more; {
-		c := v
-		if i := bytes.IndexByte(v, ','); i >= 0 {
-			c, v = v[:i], v[i+1:]
-		} else {
-			more = false
-		}
-		c, _ = fieldValue(c)
-		last = equalFold(c, "chunked")
-		if last {
-			chunked++
-		}
-	}
-	if chunked == 1 && last {
+	if chunked, last, _ := framing.Codings(v); chunked == 1 && last {
 		return 501
 	}
 	return 400
@@ -463,9 +453,9 @@ func (p *Parser) connection(v []byte) {
 		}
 		opt, _ = fieldValue(opt)
 		switch {
-		case equalFold(opt, "close"):
+		case framing.EqualFold(opt, "close"):
 			p.close = true
-		case equalFold(opt, "keep-alive"):
+		case framing.EqualFold(opt, "keep-alive"):
 			p.alive = true
 		}
 	}
@@ -474,15 +464,9 @@ func (p *Parser) connection(v []byte) {
 // contentLength parses a Content-Length value: digits only. Repeated fields
 // must carry the same digits.
 func (p *Parser) contentLength(v []byte) (int, string) {
-	if len(v) == 0 || len(v) > 18 {
+	n, ok := framing.ParseLength(v)
+	if !ok {
 		return 400, "malformed Content-Length"
-	}
-	var n int64
-	for _, c := range v {
-		if !isDigit(c) {
-			return 400, "malformed Content-Length"
-		}
-		n = n*10 + int64(c-'0')
 	}
 	if p.digits > 0 && (n != p.Req.Length || len(v) != p.digits) {
 		return 400, "conflicting Content-Length"
@@ -580,7 +564,7 @@ func chunkSize(l []byte) (int64, string) {
 		if i == 15 {
 			return 0, "chunk size too large"
 		}
-		size = size<<4 | int64(unhex(l[i]))
+		size = size<<4 | int64(framing.Unhex(l[i]))
 	}
 	if i == 0 {
 		return 0, "malformed chunk size"
@@ -710,42 +694,8 @@ var class = func() (t [256]uint8) {
 
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
-func isHex(c byte) bool {
-	return isDigit(c) || ('a' <= c && c <= 'f') || ('A' <= c && c <= 'F')
-}
-
-func unhex(c byte) byte {
-	switch {
-	case c <= '9':
-		return c - '0'
-	case c <= 'F':
-		return c - 'A' + 10
-	}
-	return c - 'a' + 10
-}
-
-func lower(c byte) byte {
-	if 'A' <= c && c <= 'Z' {
-		return c + 'a' - 'A'
-	}
-	return c
-}
-
-// equalFold reports whether b equals the lower-case ASCII s, ignoring case.
-// Not bytes.EqualFold, which folds Unicode too: it finds "chun\u212Aed"
-// (Kelvin sign) equal to "chunked", where RFC 9110 compares tokens in ASCII.
-func equalFold(b []byte, s string) bool {
-	if len(b) != len(s) {
-		return false
-	}
-	for i := range len(b) {
-		if lower(b[i]) != s[i] {
-			return false
-		}
-	}
-	return true
-}
+func isHex(c byte) bool { return framing.Unhex(c) >= 0 }
 
 func hasPrefixFold(b []byte, s string) bool {
-	return len(b) >= len(s) && equalFold(b[:len(s)], s)
+	return len(b) >= len(s) && framing.EqualFold(b[:len(s)], s)
 }

@@ -1,4 +1,4 @@
-package main
+package http1
 
 import (
 	"fmt"
@@ -341,5 +341,46 @@ func TestParseIdle(t *testing.T) {
 	}
 	if n, ev := p.Parse([]byte("iGET")); ev != Done || n != 1 || !p.Idle() {
 		t.Fatalf("end of body: n=%d event %d idle %v", n, ev, p.Idle())
+	}
+}
+
+// What wrk sends, and what a browser sends.
+var (
+	wrkRequest     = []byte("GET /hello/world HTTP/1.1\r\nHost: 127.0.0.1:8084\r\n\r\n")
+	browserRequest = []byte("GET /hello/world?lang=en HTTP/1.1\r\n" +
+		"Host: localhost:8084\r\n" +
+		"User-Agent: Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0\r\n" +
+		"Accept: text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8\r\n" +
+		"Accept-Language: en-US,en;q=0.5\r\n" +
+		"Accept-Encoding: gzip, deflate, br, zstd\r\n" +
+		"Connection: keep-alive\r\n" +
+		"Upgrade-Insecure-Requests: 1\r\n" +
+		"Sec-Fetch-Dest: document\r\n" +
+		"Sec-Fetch-Mode: navigate\r\n" +
+		"Sec-Fetch-Site: none\r\n" +
+		"Priority: u=0, i\r\n\r\n")
+)
+
+// BenchmarkParse measures the parser alone on one request, header and
+// (empty) body.
+func BenchmarkParse(b *testing.B) {
+	for _, bc := range []struct {
+		name string
+		req  []byte
+	}{{"wrk", wrkRequest}, {"browser", browserRequest}} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(bc.req)))
+			var p Parser
+			for b.Loop() {
+				n, ev := p.Parse(bc.req)
+				if ev != Header {
+					b.Fatalf("event %d, want Header", ev)
+				}
+				if _, ev = p.Parse(bc.req[n:]); ev != Done {
+					b.Fatalf("event %d, want Done", ev)
+				}
+			}
+		})
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package http1
 
 import (
 	"bufio"
