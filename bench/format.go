@@ -103,7 +103,3 @@ func Label(conns int, busy, clientBusy float64) string {
 		return Unsaturated
 	}
 }
-
-// roundLabel is Label for a run whose connections are not at hand: never
-// latency-bound.
-func roundLabel(busy, clientBusy float64) string { return Label(0, busy, clientBusy) }
