@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"hellobench/internal/deps"
 	"hellobench/internal/proc"
 	"hellobench/internal/targets"
 )
@@ -93,7 +94,7 @@ func Versus(cfg Config, v VersusConfig, progress io.Writer) (VersusRun, error) {
 	case "wrk":
 		bin, err := exec.LookPath("wrk")
 		if err != nil {
-			return VersusRun{}, errors.New("bench: wrk is not installed (Debian package wrk)")
+			return VersusRun{}, errors.New("bench: " + deps.NotInstalled("wrk"))
 		}
 		client = Wrk{Bin: bin, CPUs: cfg.ClientCPUs}
 	case "loadgen":

@@ -11,19 +11,20 @@ import (
 	"testing"
 	"time"
 
+	"hellobench/internal/deps"
 	"hellobench/internal/targets"
 	"hellobench/page"
 )
 
 // requireTool returns the path of a client program, or skips the test with
 // the reason; with HELLOBENCH_REQUIRE_TOOLS=1 (as in CI) a missing tool fails.
-func requireTool(t *testing.T, name, pkg string) string {
+func requireTool(t *testing.T, name string) string {
 	t.Helper()
 	path, err := exec.LookPath(name)
 	if err == nil {
 		return path
 	}
-	msg := name + " not installed (Debian package " + pkg + "): test skipped"
+	msg := deps.NotInstalled(name) + ": test skipped"
 	if os.Getenv("HELLOBENCH_REQUIRE_TOOLS") == "1" {
 		t.Fatal(msg + ", but HELLOBENCH_REQUIRE_TOOLS=1")
 	}
@@ -75,7 +76,7 @@ func TestClients(t *testing.T) {
 			p := tg.start(t, "", 10*time.Second, 60*time.Second)
 			url := "http://" + p.addr + page.Path
 			t.Run("curl", func(t *testing.T) {
-				curl := requireTool(t, "curl", "curl")
+				curl := requireTool(t, "curl")
 				body := filepath.Join(t.TempDir(), "body")
 				out := run(t, curl, "-sS", "--http1.1", "-o", body, "-w", "%{http_code} %header{content-type} %header{server}", url+"?from=curl")
 				want := "200 " + page.ContentType + " " + tg.ServerHeader
@@ -106,7 +107,7 @@ func TestClients(t *testing.T) {
 					name, args = "ab-k", append(args, "-k")
 				}
 				t.Run(name, func(t *testing.T) {
-					ab := requireTool(t, "ab", "apache2-utils")
+					ab := requireTool(t, "ab")
 					out := run(t, ab, append(args, url)...)
 					checks := map[string]string{
 						`Complete requests:\s+(\d+)`:     "2000",
@@ -127,7 +128,7 @@ func TestClients(t *testing.T) {
 				})
 			}
 			t.Run("wrk", func(t *testing.T) {
-				wrk := requireTool(t, "wrk", "wrk")
+				wrk := requireTool(t, "wrk")
 				out := run(t, wrk, "-t1", "-c20", "-d1s", url)
 				if regexp.MustCompile(`Socket errors|Non-2xx`).MatchString(out) {
 					t.Errorf("wrk reports errors:\n%s", out)

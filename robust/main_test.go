@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"hellobench/internal/deps"
 	"hellobench/internal/proc"
 	"hellobench/internal/targets"
 )
@@ -171,12 +172,12 @@ func (t *test) missing(err error) {
 	t.Skipf("%v", err)
 }
 
-// tool returns the path of a program from the Debian package pkg.
-func (t *test) tool(name, pkg string) string {
+// tool returns the path of the program name, or marks it missing.
+func (t *test) tool(name string) string {
 	t.Helper()
 	p, err := exec.LookPath(name)
 	if err != nil {
-		t.missing(fmt.Errorf("%s is not installed (Debian package %s)", name, pkg))
+		t.missing(errors.New(deps.NotInstalled(name)))
 	}
 	return p
 }
@@ -185,9 +186,9 @@ func (t *test) tool(name, pkg string) string {
 // stops it when the test ends: gracefully, leaving nothing behind.
 func (t *test) start(tg targets.Target, e targets.Env) *targets.Instance {
 	t.Helper()
-	t.tool("taskset", "util-linux")
+	t.tool("taskset")
 	if e.NoFile > 0 {
-		t.tool("prlimit", "util-linux")
+		t.tool("prlimit")
 	}
 	e.Root, e.Bin, e.CPUs, e.Procs = "..", binDir, cpu, 1
 	in, err := tg.Start(e)

@@ -18,7 +18,7 @@ const rssBound = 64 << 20
 // connections at once against in, and kills it when the test ends.
 func (t *test) slowhttptest(in *targets.Instance, n int, args ...string) *proc.Process {
 	t.Helper()
-	path := t.tool("slowhttptest", "slowhttptest")
+	path := t.tool("slowhttptest")
 	c := strconv.Itoa(n)
 	p, err := proc.Start(proc.Spec{
 		Name: "slowhttptest", Path: path,

@@ -17,6 +17,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"hellobench/internal/deps"
 )
 
 // A Spec says what to run and where.
@@ -52,14 +54,14 @@ func (s Spec) command(cgroup string) (*exec.Cmd, error) {
 	if s.CPUs != "" {
 		ts, err := exec.LookPath("taskset")
 		if err != nil {
-			return nil, fmt.Errorf("proc: %s: pinning to CPUs %s needs taskset (Debian package util-linux): %w", s.Name, s.CPUs, err)
+			return nil, fmt.Errorf("proc: %s: pinning to CPUs %s: %s: %w", s.Name, s.CPUs, deps.NotInstalled("taskset"), err)
 		}
 		argv = append([]string{ts, "-c", s.CPUs}, argv...)
 	}
 	if s.NoFile > 0 {
 		pl, err := exec.LookPath("prlimit")
 		if err != nil {
-			return nil, fmt.Errorf("proc: %s: an open-file limit needs prlimit (Debian package util-linux): %w", s.Name, err)
+			return nil, fmt.Errorf("proc: %s: an open-file limit: %s: %w", s.Name, deps.NotInstalled("prlimit"), err)
 		}
 		n := strconv.Itoa(s.NoFile)
 		argv = append([]string{pl, "--nofile=" + n + ":" + n, "--"}, argv...)
