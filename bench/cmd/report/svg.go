@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"hellobench/bench"
+	"hellobench/internal/targets"
 )
 
 // The charts share one layout, 900 px wide: names left of the plot, and
@@ -30,14 +31,29 @@ const (
 	halo      = ` paint-order="stroke" stroke="white" stroke-width="3"` // keeps text readable over grid lines
 )
 
-// palette and shapes give each target in order() its colour and marker in
-// every chart. The colours are Okabe and Ito's colour-blind-safe set plus a
-// grey; yellow, the faintest on white, goes to a reference.
+// colour and shape give each target in order() its colour and marker in
+// every chart. The servers take Okabe and Ito's colour-blind-safe set, then
+// three of Tol's; the references take black, yellow (the faintest on
+// white) and grey, after the servers however many there are.
 var (
-	palette = []string{"#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#000000", "#F0E442", "#999999"}
-	shapes  = [][]float64{nil, ringShape(4, 45, 1.2), ringShape(3, -90, 1.35), ringShape(4, 0, 1.35),
-		ringShape(3, 90, 1.35), ringShape(10, -90, 1.45, 0.6), plusShape(0), plusShape(45), ringShape(3, 0, 1.35)}
+	serverColours    = []string{"#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#882255", "#44AA99", "#332288"}
+	referenceColours = []string{"#000000", "#F0E442", "#999999"}
+	shapes           = [][]float64{nil, ringShape(4, 45, 1.2), ringShape(3, -90, 1.35), ringShape(4, 0, 1.35),
+		ringShape(3, 90, 1.35), ringShape(10, -90, 1.45, 0.6), plusShape(0), plusShape(45), ringShape(3, 0, 1.35),
+		ringShape(5, -90, 1.3), ringShape(6, 0, 1.3), ringShape(8, -90, 1.45, 0.55)}
 )
+
+// colour is the colour of the target at rank i.
+func colour(i int) string {
+	n := len(targets.Names(targets.Server))
+	if i < n {
+		return serverColours[i%len(serverColours)]
+	}
+	return referenceColours[(i-n)%len(referenceColours)]
+}
+
+// shape is the marker of the target at rank i.
+func shape(i int) []float64 { return shapes[i%len(shapes)] }
 
 // hollowNote explains the hollow markers of the sweep's charts.
 const hollowNote = "hollow: not saturated — latency-bound at 1 connection, client-bound or unsaturated otherwise"
@@ -226,17 +242,17 @@ func (s *svg) lines(ps []Point, p chartPanel, xs, ys axis) {
 	for _, server := range byRank(slices.Sorted(maps.Keys(by)), func(n string) string { return n }) {
 		i := rank(server)
 		pts := slices.SortedFunc(slices.Values(by[server]), func(a, b Point) int { return a.Conns - b.Conns })
-		dx := (float64(i) - float64(len(palette)-1)/2) * 2
+		dx := (float64(i) - float64(len(order())-1)/2) * 2
 		var line []string
 		for _, pt := range pts {
 			line = append(line, fmt.Sprintf("%.1f,%.1f", xs.at(float64(pt.Conns))+dx, ys.at(p.val(pt).Median)))
 		}
-		s.add(`<polyline points="%s" fill="none" stroke="%s" stroke-width="1.5"/>`, strings.Join(line, " "), palette[i%len(palette)])
+		s.add(`<polyline points="%s" fill="none" stroke="%s" stroke-width="1.5"/>`, strings.Join(line, " "), colour(i))
 		for _, pt := range pts {
 			f, x := p.val(pt), xs.at(float64(pt.Conns))+dx
 			if f.N > 1 && f.Hi > f.Lo {
 				s.add(`<path d="M%.1f %.1fV%.1fM%.1f %.1fh6M%.1f %.1fh6" stroke="%s" fill="none"/>`,
-					x, ys.at(f.Lo), ys.at(f.Hi), x-3, ys.at(f.Lo), x-3, ys.at(f.Hi), palette[i%len(palette)])
+					x, ys.at(f.Lo), ys.at(f.Hi), x-3, ys.at(f.Lo), x-3, ys.at(f.Hi), colour(i))
 			}
 			tip := fmt.Sprintf("%s, %d connections: %s", pt.Server, pt.Conns, p.tip(f.Median))
 			if pt.Conns == 1 {
@@ -359,7 +375,7 @@ func (s *svg) yGrid(c axis, ticks []float64, label func(float64) string, left, r
 // median (hatched if asked) and a min–max whisker. It returns the drawing
 // of value after them and right of x, for the caller to put on top.
 func (s *svg) bar(name string, i int, xs axis, y float64, f Figure, hatched bool, value string, x float64) func() {
-	c := palette[i%len(palette)]
+	c := colour(i)
 	fill := c
 	if hatched {
 		fill = s.hatch(i)
@@ -382,7 +398,7 @@ func (s *svg) bar(name string, i int, xs axis, y float64, f Figure, hatched bool
 func (s *svg) hatch(i int) string {
 	id := "hatch" + strconv.Itoa(i)
 	def := fmt.Sprintf(`<pattern id="%s" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)">`+
-		`<rect width="6" height="6" fill="white"/><line x1="0" y1="0" x2="0" y2="6" stroke="%s" stroke-width="3"/></pattern>`, id, palette[i%len(palette)])
+		`<rect width="6" height="6" fill="white"/><line x1="0" y1="0" x2="0" y2="6" stroke="%s" stroke-width="3"/></pattern>`, id, colour(i))
 	if !slices.Contains(s.defs, def) {
 		s.defs = append(s.defs, def)
 	}
@@ -392,7 +408,7 @@ func (s *svg) hatch(i int) string {
 // marker draws target i's marker at x, y, hollow if asked, with tip as its
 // tooltip.
 func (s *svg) marker(i int, x, y float64, hollow bool, tip string) {
-	c := palette[i%len(palette)]
+	c := colour(i)
 	fill := c
 	if hollow {
 		fill = "white"
@@ -402,14 +418,14 @@ func (s *svg) marker(i int, x, y float64, hollow bool, tip string) {
 		tip = "<title>" + html.EscapeString(tip) + "</title>"
 	}
 	const r = 4.0
-	shape := shapes[i%len(shapes)]
-	if shape == nil {
+	outline := shape(i)
+	if outline == nil {
 		s.add(`<circle cx="%.1f" cy="%.1f" r="%.1f" %s>%s</circle>`, x, y, r, attrs, tip)
 		return
 	}
-	pts := make([]string, 0, len(shape)/2)
-	for k := 0; k < len(shape); k += 2 {
-		pts = append(pts, fmt.Sprintf("%.1f,%.1f", x+r*shape[k], y+r*shape[k+1]))
+	pts := make([]string, 0, len(outline)/2)
+	for k := 0; k < len(outline); k += 2 {
+		pts = append(pts, fmt.Sprintf("%.1f,%.1f", x+r*outline[k], y+r*outline[k+1]))
 	}
 	s.add(`<polygon points="%s" %s>%s</polygon>`, strings.Join(pts, " "), attrs, tip)
 }
@@ -419,7 +435,7 @@ func (s *svg) legend(servers []string, x, y float64) {
 	for _, name := range servers {
 		i := rank(name)
 		s.add(`<g class="key">`)
-		s.add(`<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s" stroke-width="1.5"/>`, x, y, x+26, y, palette[i%len(palette)])
+		s.add(`<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s" stroke-width="1.5"/>`, x, y, x+26, y, colour(i))
 		s.marker(i, x+13, y, false, "")
 		s.text(x+34, y+4, "", name)
 		s.add(`</g>`)

@@ -224,8 +224,8 @@ func TestEveryServer(t *testing.T) {
 		t.Errorf("legend colours %q: %d distinct for %d servers", colours, len(c), len(order()))
 	}
 	seen := map[string]bool{}
-	for _, s := range shapes[:len(order())] {
-		seen[fmt.Sprint(s)] = true
+	for i := range order() {
+		seen[fmt.Sprint(shape(i))] = true
 	}
 	if len(seen) != len(order()) {
 		t.Errorf("%d distinct marker shapes for %d servers", len(seen), len(order()))
