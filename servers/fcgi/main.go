@@ -20,8 +20,6 @@ import (
 	"sync"
 	"syscall"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // drainTimeout bounds the wait for open connections after a signal; the
@@ -75,7 +73,7 @@ func listen(socket string) (net.Listener, error) {
 	case socket == "":
 		// Spawned: die with lighttpd, so that a lighttpd killed outright
 		// leaves no orphan serving a socket nobody connects to.
-		if err := unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(syscall.SIGTERM), 0, 0, 0); err != nil {
+		if err := dieWithParent(); err != nil {
 			return nil, err
 		}
 		if os.Getppid() == 1 {

@@ -1,3 +1,5 @@
+//go:build linux
+
 // Command gnet serves the hellobench page on github.com/panjf2000/gnet/v2,
 // an event-loop networking library with no HTTP in it: the HTTP/1.1 request
 // parser (package http1, in servers/gnet/http1) and response writer
