@@ -35,6 +35,9 @@ import (
 // of a request (its request line, field values, limits) is fasthttp's to
 // check. On a plain GET it costs a pass over the field names and a search
 // for each line's end, and no allocation.
+//
+// This package reads the header section; package framing reads the body,
+// by fasthttp's rules (rules, below).
 
 // An Error is what the guard refuses, and the status to answer: 400, or
 // 501 for a transfer coding this server does not implement.

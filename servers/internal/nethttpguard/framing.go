@@ -24,8 +24,10 @@ import (
 // request line, and ends the stream at the first framing error with an
 // error that net/http answers with 400 and a close (conn.serve answers
 // every read error that is not a network one so). On a plain GET it costs
-// a few comparisons per header line and no allocation. Its errors are
-// *framing.Error.
+// a few comparisons per header line and no allocation.
+//
+// This package reads the header section; package framing reads the body,
+// by net/http's rules (rules, below), and its errors are *framing.Error.
 
 // Listener hands out connections whose requests are checked: wrap the
 // listener net/http serves with it.
