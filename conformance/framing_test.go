@@ -313,6 +313,22 @@ var framingDeviations = map[string]map[string]framingDeviation{
 		}
 		return d
 	}(),
+	// hertz on netpoll: its guard reads the header fields hertz keeps
+	// (servers/hertz/guard.go), not the request line, nor the chunk lines
+	// hertz decodes before a handler runs.
+	"hertz": func() map[string]framingDeviation {
+		d := map[string]framingDeviation{
+			"h2-preface":                {reject(404), "hertz serves any HTTP/x.y as HTTP/1.0 and closes, the preface's PRI * too (protocol/http1/req/header.go, parseFirstLine): 404 for the target *"},
+			"leading-crlf":              {reject(400), "hertz takes an empty line before the request line for a malformed request line (parseFirstLine); its guard drops one only between two requests"},
+			"chunk-ext-token":           {reject(400), "hertz refuses any chunk extension (common/utils/chunk.go, ParseChunkSize): too strict, no desync"},
+			"chunk-ext-quoted":          {reject(400), "hertz refuses any chunk extension (common/utils/chunk.go, ParseChunkSize): too strict, no desync"},
+			"chunk-size-trailing-space": {expect{first: []int{405}, then: 1}, "hertz skips spaces after a chunk size (common/utils/chunk.go, ParseChunkSize); one line either way, so no desync"},
+		}
+		for _, c := range []string{"version-leading-zero", "version-two-digit-minor", "http-0.9", "http-3.0"} {
+			d[c] = framingDeviation{reject(200), "hertz serves any HTTP/x.y as HTTP/1.0 and closes (parseFirstLine); the request line is not kept for a guard to check"}
+		}
+		return d
+	}(),
 }
 
 // An observed is what a server did with a case.

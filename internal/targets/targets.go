@@ -105,6 +105,13 @@ var All = []Target{
 	},
 	guarded(goServer("echo", 8086, nil)),
 	guarded(goServer("chi", 8087, nil)),
+	guarded(goServer("hertz", 8088, map[string]Deviation{
+		// netpoll reads the socket itself, and hertz keeps no copy of the
+		// request line: its guard (servers/hertz/guard.go) cannot see it.
+		"http-1.2":             {200, "hertz serves any HTTP/x.y as HTTP/1.0 and closes, and keeps no copy of the request line for a guard to check"},
+		"http-2.0":             {200, "hertz serves any HTTP/x.y as HTTP/1.0 and closes, and keeps no copy of the request line for a guard to check"},
+		"header-without-colon": {408, "hertz waits for more after a field line without a colon; the guard's header deadline answers 408 and closes"},
+	})),
 	{
 		Name: "nginx", Kind: Reference, ServerHeader: "nginx",
 		Counted: []string{"nginx"},

@@ -1,0 +1,102 @@
+// Command hertz serves the hellobench page with github.com/cloudwego/hertz
+// on its default transport, netpoll: an epoll event loop of its own that
+// reads each connection into netpoll's buffers, not through net.Conn.
+//
+// hertz accepts much that RFC 9112 asks a server to refuse; unless -bare,
+// a guard (guard.go) refuses what it can see of it.
+package main
+
+import (
+	"context"
+	"flag"
+	"log"
+	"net"
+	"os"
+	"os/signal"
+	"runtime"
+	"syscall"
+	"time"
+
+	"github.com/cloudwego/hertz/pkg/app"
+	"github.com/cloudwego/hertz/pkg/app/server"
+	"github.com/cloudwego/hertz/pkg/common/config"
+	"github.com/cloudwego/hertz/pkg/protocol/consts"
+
+	"hellobench/page"
+)
+
+func hello(_ context.Context, c *app.RequestContext) {
+	// hertz adds Content-Length, Date and Server, and drops the body of a
+	// HEAD response.
+	c.Data(consts.StatusOK, page.ContentType, page.HTML)
+}
+
+// newHertz returns the server, not yet running, on ln.
+func newHertz(ln net.Listener, headerTimeout, idleTimeout time.Duration, bare bool) *server.Hertz {
+	readTimeout := headerTimeout
+	if !bare {
+		// The guard's deadline closes a slow header section first: hertz
+		// would answer it 400.
+		readTimeout += time.Second
+	}
+	opts := []config.Option{
+		server.WithListener(ln),
+		server.WithReadTimeout(readTimeout),
+		server.WithIdleTimeout(idleTimeout),
+		// hertz reads up to 1 MiB of headers by default.
+		server.WithMaxHeaderBytes(8 << 10),
+		server.WithHandleMethodNotAllowed(true), // 405 instead of 404
+		// Only /hello/world itself: no redirect from /hello/world/.
+		server.WithRedirectTrailingSlash(false),
+		server.WithDisablePrintRoute(true),
+		// Requests in flight get 4 s to finish; the contract allows 5 s in
+		// all.
+		server.WithExitWaitTime(4 * time.Second),
+	}
+	if !bare {
+		opts = append(opts, server.WithOnConnect(onConnect(headerTimeout)))
+	}
+	h := server.New(opts...) // no Recovery middleware: nothing per request
+	h.Name = "hertz"
+	if !bare {
+		h.Use(strict)
+	}
+	h.GET(page.Path, hello)
+	h.HEAD(page.Path, hello)
+	h.NoMethod(func(_ context.Context, c *app.RequestContext) {
+		c.Response.Header.Set("Allow", page.Allow)
+	})
+	return h
+}
+
+func main() {
+	addr := flag.String("addr", ":8088", "listen `address`")
+	headerTimeout := flag.Duration("header-timeout", 10*time.Second, "close a connection whose request headers are not complete within this `duration`")
+	idleTimeout := flag.Duration("idle-timeout", 60*time.Second, "close a keep-alive connection idle for this `duration`")
+	bare := flag.Bool("bare", false, "serve as hertz does out of the box, without this server's guard (for the robustness report)")
+	flag.Parse()
+
+	quietLogs()
+
+	// Catch signals before listening: once a client can connect, a
+	// signal must mean a graceful stop, not the default exit.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		log.Fatalf("hertz: %v", err)
+	}
+	h := newHertz(ln, *headerTimeout, *idleTimeout, *bare)
+	// Spin stops gracefully once the waiter returns nil: on our signals,
+	// caught since before the listener opened.
+	h.SetCustomSignalWaiter(func(errc chan error) error {
+		select {
+		case <-ctx.Done():
+			return nil
+		case err := <-errc:
+			return err
+		}
+	})
+	log.Printf("hertz: listening on %s (GOMAXPROCS=%d)", ln.Addr(), runtime.GOMAXPROCS(0))
+	h.Spin()
+}
