@@ -1,7 +1,7 @@
 // Command chi serves the hellobench page with github.com/go-chi/chi/v5 on
 // net/http's server, behind a guard that refuses requests whose framing
-// RFC 9112 asks a server to refuse and net/http accepts: a listener
-// (servers/internal/nethttpguard) and a middleware (strict).
+// RFC 9112 asks a server to refuse and net/http accepts: a listener and a
+// handler around the router (servers/internal/nethttpguard).
 //
 // With -bare it serves as chi and net/http do out of the box, without that
 // guard.
@@ -11,7 +11,6 @@ import (
 	"context"
 	"errors"
 	"flag"
-	"io"
 	"log"
 	"net"
 	"net/http"
@@ -39,19 +38,9 @@ func hello(w http.ResponseWriter, r *http.Request) {
 	w.Write(page.HTML)
 }
 
-// newRouter returns the router. Unless bare, it refuses what net/http
-// lets through and the contract does not: see strict.
-func newRouter(bare bool) *chi.Mux {
+// newRouter returns the router.
+func newRouter() *chi.Mux {
 	r := chi.NewRouter() // no Logger, no Recoverer: nothing per request
-	r.Use(func(next http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Server", "chi")
-			next.ServeHTTP(w, r)
-		})
-	})
-	if !bare {
-		r.Use(strict)
-	}
 	r.Get(page.Path, hello)
 	r.Head(page.Path, hello)
 	// chi's own 405 gives each allowed method an Allow line of its own;
@@ -63,42 +52,22 @@ func newRouter(bare bool) *chi.Mux {
 	return r
 }
 
-// maxDrain is how much of a chunked body strict reads before answering:
-// what net/http itself reads of an unread body before it gives up and
-// closes the connection.
-const maxDrain = 256 << 10
-
-// strict is the middleware half of the framing guard (package
-// nethttpguard has the connection's half).
-func strict(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		// net/http serves HTTP/1.2 and up as 1.1 (RFC 9110 section 2.5
-		// allows it) and passes "PRI * HTTP/2.0" on for a handler to take
-		// over; the contract refuses versions other than 1.0 and 1.1.
-		if r.ProtoMajor != 1 || r.ProtoMinor > 1 {
-			w.Header().Set("Connection", "close")
-			http.Error(w, "HTTP Version Not Supported", http.StatusHTTPVersionNotSupported)
-			return
-		}
-		// A chunked body is read before the answer, so that a framing
-		// error in it (RFC 9112 section 7.1), found by net/http's chunked
-		// reader or by the guard's listener, is answered 400 and a close
-		// rather than the route's status.
-		if r.TransferEncoding != nil {
-			if _, err := io.CopyN(io.Discard, r.Body, maxDrain); err != nil && err != io.EOF {
-				w.Header().Set("Connection", "close")
-				http.Error(w, "Bad Request", http.StatusBadRequest)
-				return
-			}
-		}
-		next.ServeHTTP(w, r)
-	})
-}
-
+// newServer returns the server. Unless bare, it refuses what net/http
+// lets through and the contract does not: versions other than 1.0 and 1.1
+// (505), and a chunked body badly framed (400, read before routing).
 func newServer(addr string, headerTimeout, idleTimeout time.Duration, bare bool) *http.Server {
+	h := http.Handler(newRouter())
+	if !bare {
+		h = nethttpguard.Handler(h)
+	}
 	return &http.Server{
-		Addr:              addr,
-		Handler:           newRouter(bare),
+		Addr: addr,
+		// Every answer, the guard's and chi's 404 and 405 included, names
+		// the stack.
+		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Server", "chi")
+			h.ServeHTTP(w, r)
+		}),
 		ReadHeaderTimeout: headerTimeout,
 		IdleTimeout:       idleTimeout,
 		// net/http reads MaxHeaderBytes plus 4096 bytes of slack before it

@@ -1,7 +1,7 @@
 // Command echo serves the hellobench page with github.com/labstack/echo/v4
 // on net/http's server, behind a guard that refuses requests whose framing
-// RFC 9112 asks a server to refuse and net/http accepts: a listener
-// (servers/internal/nethttpguard) and a middleware (strict).
+// RFC 9112 asks a server to refuse and net/http accepts: a listener and a
+// handler around the router (servers/internal/nethttpguard).
 //
 // With -bare it serves as echo and net/http do out of the box, without that
 // guard.
@@ -11,7 +11,6 @@ import (
 	"context"
 	"errors"
 	"flag"
-	"io"
 	"log"
 	"net"
 	"net/http"
@@ -36,19 +35,9 @@ func hello(c echo.Context) error {
 // notAllowed answers a method the route does not have.
 func notAllowed(echo.Context) error { return echo.ErrMethodNotAllowed }
 
-// newEcho returns the router. Unless bare, it refuses what net/http lets
-// through and the contract does not: see strict.
-func newEcho(bare bool) *echo.Echo {
+// newEcho returns the router.
+func newEcho() *echo.Echo {
 	e := echo.New() // no Logger, no Recover middleware: nothing per request
-	e.Use(func(next echo.HandlerFunc) echo.HandlerFunc {
-		return func(c echo.Context) error {
-			c.Response().Header().Set(echo.HeaderServer, "echo")
-			return next(c)
-		}
-	})
-	if !bare {
-		e.Use(strict)
-	}
 	// echo's 405 names OPTIONS in Allow, which it answers itself with 204;
 	// the contract's resource has GET and HEAD only.
 	e.HTTPErrorHandler = func(err error, c echo.Context) {
@@ -63,43 +52,24 @@ func newEcho(bare bool) *echo.Echo {
 	return e
 }
 
-// maxDrain is how much of a chunked body strict reads before answering:
-// what net/http itself reads of an unread body before it gives up and
-// closes the connection.
-const maxDrain = 256 << 10
-
-// strict is the middleware half of the framing guard (package
-// nethttpguard has the connection's half).
-func strict(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		r := c.Request()
-		// net/http serves HTTP/1.2 and up as 1.1 (RFC 9110 section 2.5
-		// allows it) and passes "PRI * HTTP/2.0" on for a handler to take
-		// over; the contract refuses versions other than 1.0 and 1.1.
-		if r.ProtoMajor != 1 || r.ProtoMinor > 1 {
-			c.Response().Header().Set(echo.HeaderConnection, "close")
-			return c.String(http.StatusHTTPVersionNotSupported, "HTTP Version Not Supported")
-		}
-		// A chunked body is read before the answer, so that a framing
-		// error in it (RFC 9112 section 7.1), found by net/http's chunked
-		// reader or by the guard's listener, is answered 400 and a close
-		// rather than the route's status.
-		if r.TransferEncoding != nil {
-			if _, err := io.CopyN(io.Discard, r.Body, maxDrain); err != nil && err != io.EOF {
-				c.Response().Header().Set(echo.HeaderConnection, "close")
-				return c.String(http.StatusBadRequest, "Bad Request")
-			}
-		}
-		return next(c)
-	}
-}
-
 // newServer returns the server, as echo's documentation starts a custom
-// http.Server with the Echo instance as its handler.
+// http.Server with the Echo instance as its handler. Unless bare, it
+// refuses what net/http lets through and the contract does not: versions
+// other than 1.0 and 1.1 (505), and a chunked body badly framed (400, read
+// before routing).
 func newServer(addr string, headerTimeout, idleTimeout time.Duration, bare bool) *http.Server {
+	h := http.Handler(newEcho())
+	if !bare {
+		h = nethttpguard.Handler(h)
+	}
 	return &http.Server{
-		Addr:              addr,
-		Handler:           newEcho(bare),
+		Addr: addr,
+		// Every answer, the guard's and echo's 404 and 405 included, names
+		// the stack.
+		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Server", "echo")
+			h.ServeHTTP(w, r)
+		}),
 		ReadHeaderTimeout: headerTimeout,
 		IdleTimeout:       idleTimeout,
 		// net/http reads MaxHeaderBytes plus 4096 bytes of slack before it

@@ -3,6 +3,7 @@ package main
 import (
 	"net/http/httptest"
 	"testing"
+	"time"
 
 	"hellobench/page"
 )
@@ -11,7 +12,7 @@ import (
 // contract: OPTIONS and a 405's Allow header.
 func TestRoutes(t *testing.T) {
 	for _, bare := range []bool{false, true} {
-		e := newEcho(bare)
+		h := newServer("", time.Second, time.Second, bare).Handler
 		for _, tc := range []struct {
 			method, path string
 			status       int
@@ -27,7 +28,7 @@ func TestRoutes(t *testing.T) {
 			{"OPTIONS", "/", 404, "", -1},
 		} {
 			w := httptest.NewRecorder()
-			e.ServeHTTP(w, httptest.NewRequest(tc.method, tc.path, nil))
+			h.ServeHTTP(w, httptest.NewRequest(tc.method, tc.path, nil))
 			if w.Code != tc.status {
 				t.Errorf("bare=%v %s %s: status %d, want %d", bare, tc.method, tc.path, w.Code, tc.status)
 			}
@@ -47,7 +48,8 @@ func TestRoutes(t *testing.T) {
 	}
 }
 
-// TestStrict: unless bare, a version net/http serves as 1.1 is refused.
+// TestStrict: unless bare, a version net/http serves as 1.1 is refused,
+// and the refusal names the stack.
 func TestStrict(t *testing.T) {
 	for _, tc := range []struct {
 		bare   bool
@@ -56,9 +58,9 @@ func TestStrict(t *testing.T) {
 		r := httptest.NewRequest("GET", page.Path, nil)
 		r.Proto, r.ProtoMajor, r.ProtoMinor = "HTTP/1.2", 1, 2
 		w := httptest.NewRecorder()
-		newEcho(tc.bare).ServeHTTP(w, r)
-		if w.Code != tc.status {
-			t.Errorf("bare=%v: HTTP/1.2: status %d, want %d", tc.bare, w.Code, tc.status)
+		newServer("", time.Second, time.Second, tc.bare).Handler.ServeHTTP(w, r)
+		if w.Code != tc.status || w.Header().Get("Server") != "echo" {
+			t.Errorf("bare=%v: HTTP/1.2: status %d, Server %q; want %d, echo", tc.bare, w.Code, w.Header().Get("Server"), tc.status)
 		}
 	}
 }
