@@ -243,6 +243,10 @@ func codingError(v []byte) error {
 func (s *scanner) headDone() (err error) {
 	cl, te := s.cl, s.te
 	s.cl, s.te = framing.ContentLength{}, false
+	if !te && !cl.Set {
+		s.state = sStart // no body, as most requests: nothing to frame
+		return nil
+	}
 	s.body, err = framing.Frame(te, cl, rules)
 	s.state = sStart
 	if !s.body.Done() {

@@ -290,6 +290,10 @@ func (s *scanner) fieldDone() error {
 func (s *scanner) headDone() error {
 	cl, te, chunked, http10 := s.cl, s.te, s.chunked, s.http10
 	s.cl, s.te, s.chunked, s.http10 = framing.ContentLength{}, false, false, false
+	if !te && !cl.Set {
+		s.state = sStart // no body, as most requests: nothing to frame
+		return nil
+	}
 	switch {
 	case te && http10:
 		// Section 6.1: Transfer-Encoding in HTTP/1.0 is faulty framing.
