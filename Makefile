@@ -77,8 +77,11 @@ robust: build deps ## every server against hostile clients and faults, full size
 soak: build deps ## 10 minutes of churning keep-alive load per server: RSS and goroutines/fds must stay flat (not in CI)
 	$(GO) test -count=1 -timeout 0 -run '^TestSoak$$' ./robust -args -soak 10m
 
-fuzz: ## run the gnet parser fuzzer for FUZZTIME (make test replays its seed corpus)
-	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./servers/gnet
+fuzz: ## run each fuzzer (gnet's parser, the body framing, both guards) for FUZZTIME (make test replays their seed corpora)
+	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./servers/gnet/http1
+	$(GO) test -run '^$$' -fuzz '^FuzzBody$$' -fuzztime $(FUZZTIME) ./servers/internal/framing
+	$(GO) test -run '^$$' -fuzz '^FuzzScan$$' -fuzztime $(FUZZTIME) ./servers/internal/nethttpguard
+	$(GO) test -run '^$$' -fuzz '^FuzzScan$$' -fuzztime $(FUZZTIME) ./servers/internal/fasthttpguard
 
 bench: build deps ## one run: ceilings, in-memory costs, sweep, idle connections; results/, README and COSTS sections
 	bin/report $(RUNFLAGS) -run -sweep -docs -n 100000 -sweep-n 50000 -out results

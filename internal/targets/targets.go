@@ -35,6 +35,12 @@ type Target struct {
 	// that the flag turns off, so that "NAME/bare" is its stack out of the
 	// box.
 	Bare bool
+	// RouterOn names the server loop a router server runs on ("nethttp"
+	// for gin): the report costs its router as its CPU beyond that loop's.
+	RouterOn string
+	// Gives says, in a line for the report, what the stack gives a real
+	// application beyond the page: facts about the stack, not figures.
+	Gives string
 	// ServerHeader is the expected prefix of the Server header.
 	ServerHeader string
 	// Counted names the processes (by command name) whose CPU time and
@@ -76,13 +82,14 @@ type Deviation struct {
 
 // All is the table, servers first in port order, then the references.
 var All = []Target{
-	guarded(goServer("nethttp", 8080, nil)),
-	guarded(withMultiCore(goServer("fasthttp", 8081, nil), "-prefork")), // a child process per core
+	guarded(goServer("nethttp", 8080, nil)).gives("the standard library: ServeMux routing with methods and wildcards, middleware as handler wrappers, HTTP/2 and TLS built in, every net/http handler in the ecosystem"),
+	// fasthttp's multi-core form: -prefork, a child process per core.
+	guarded(withMultiCore(goServer("fasthttp", 8081, nil), "-prefork")).gives("its own HTTP/1.1 server and request types (not net/http handlers); TLS, no HTTP/2, no router of its own"),
 	guarded(goServer("fiber", 8082, map[string]Deviation{
 		"extension-method": {400, "fiber answers a method outside its configured RequestMethods with 400 before routing"},
-	})),
-	guarded(goServer("gin", 8083, nil)),
-	goServer("gnet", 8084, nil),
+	})).routerOn("fasthttp").gives("an Express-style router and middleware on fasthttp; TLS, no HTTP/2; handlers are fiber's, not net/http's"),
+	guarded(goServer("gin", 8083, nil)).routerOn("nethttp").gives("a router with groups and parameters and a middleware chain on net/http, so HTTP/2 and TLS come from net/http; a large middleware ecosystem"),
+	goServer("gnet", 8084, nil).gives("an event-loop networking library with no HTTP at all: the HTTP/1.1 parser here is this project's own (servers/gnet/http1), so an application on it owns its HTTP, routing and TLS"),
 	{
 		Name: "fcgi", Kind: Server, Port: 8085, Package: "./servers/fcgi",
 		ServerHeader: "lighttpd",
@@ -101,17 +108,18 @@ var All = []Target{
 			"slowloris":     "lighttpd bounds the silence between reads (server.max-read-idle), not the whole header section: a client sending a header line within the timeout keeps its connection",
 			"fd exhaustion": "lighttpd logs a line each time it stops and resumes accepting at its descriptor limit; no setting quiets it",
 		},
+		Gives:  "a net/http/fcgi application behind lighttpd, which brings TLS, HTTP/2 and static files; every request crosses a FastCGI socket",
 		launch: fcgi,
 	},
-	guarded(goServer("echo", 8086, nil)),
-	guarded(goServer("chi", 8087, nil)),
+	guarded(goServer("echo", 8086, nil)).routerOn("nethttp").gives("a router with groups, parameters and a middleware chain on net/http, with data binding and rendering helpers; HTTP/2 and TLS from net/http"),
+	guarded(goServer("chi", 8087, nil)).routerOn("nethttp").gives("a small router of net/http handlers: parameters, groups and middleware as plain http.Handler wrappers, so every net/http handler fits; HTTP/2 and TLS from net/http"),
 	guarded(goServer("hertz", 8088, map[string]Deviation{
 		// netpoll reads the socket itself, and hertz keeps no copy of the
 		// request line: its guard (servers/hertz/guard.go) cannot see it.
 		"http-1.2":             {200, "hertz serves any HTTP/x.y as HTTP/1.0 and closes, and keeps no copy of the request line for a guard to check"},
 		"http-2.0":             {200, "hertz serves any HTTP/x.y as HTTP/1.0 and closes, and keeps no copy of the request line for a guard to check"},
 		"header-without-colon": {408, "hertz waits for more after a field line without a colon; the guard's header deadline answers 408 and closes"},
-	})),
+	})).gives("CloudWeGo's HTTP framework on its own event-loop transport (netpoll): its own request types and router, middleware, HTTP/1.1 (HTTP/2 and TLS through extensions or the standard transport)"),
 	{
 		Name: "nginx", Kind: Reference, ServerHeader: "nginx",
 		Counted: []string{"nginx"},
@@ -154,6 +162,18 @@ func goServer(name string, port int, dev map[string]Deviation) Target {
 // guarded marks a server whose -bare turns its framing guards off.
 func guarded(t Target) Target {
 	t.Bare = true
+	return t
+}
+
+// routerOn marks a router server and the loop it runs on.
+func (t Target) routerOn(loop string) Target {
+	t.RouterOn = loop
+	return t
+}
+
+// gives sets what the stack gives a real application.
+func (t Target) gives(what string) Target {
+	t.Gives = what
 	return t
 }
 

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"hellobench/internal/targets"
 )
 
 // The cost tables split a request's server CPU time into layers by
@@ -20,12 +22,33 @@ func cpuOf(rep Report, server, mode string) (Figure, bool) {
 	return blockCPU(p), ok && p.CPU.N > 0
 }
 
-// stacks is how each row of the keep-alive table is built: the server, its
-// server loop (itself, or the stack a router runs on) and its router.
-var stacks = []struct{ name, loop, router string }{
-	{"nethttp", "nethttp", ""}, {"gin", "nethttp", "gin"},
-	{"fasthttp", "fasthttp", ""}, {"fiber", "fasthttp", "fiber"},
-	{"gnet", "gnet", ""}, {"nginx", "nginx", ""}, {"lighttpd-static", "lighttpd-static", ""},
+// A stack is a row of the keep-alive table: the server, its server loop
+// (itself, or the stack its router runs on) and whether it is a router.
+type stack struct {
+	name, loop string
+	router     bool
+}
+
+// stacks are the rows of the keep-alive table, from the target table: each
+// server loop followed by the routers on it. The floor is the table's last
+// column, and a target of several processes (fcgi) has a table of its own.
+func stacks() []stack {
+	var loops []targets.Target
+	for _, t := range targets.All {
+		if t.Name != "floor" && t.RouterOn == "" && len(t.Counted) == 1 {
+			loops = append(loops, t)
+		}
+	}
+	var rows []stack
+	for _, l := range loops {
+		rows = append(rows, stack{name: l.Name, loop: l.Name})
+		for _, t := range targets.All {
+			if t.RouterOn == l.Name {
+				rows = append(rows, stack{name: t.Name, loop: l.Name, router: true})
+			}
+		}
+	}
+	return rows
 }
 
 func costsKeepAlive(rep Report) string {
@@ -35,14 +58,14 @@ func costsKeepAlive(rep Report) string {
 	}
 	var b strings.Builder
 	b.WriteString("| stack | total CPU µs/req | syscall floor | server loop beyond the floor | router on top of its loop |\n|---|--:|--:|--:|--:|\n")
-	for _, s := range stacks {
+	for _, s := range stacks() {
 		total, ok1 := cpuOf(rep, s.name, "keepalive")
 		loop, ok2 := cpuOf(rep, s.loop, "keepalive")
 		if !ok1 || !ok2 {
 			continue
 		}
 		router := "–"
-		if s.router != "" {
+		if s.router {
 			router = share(diff(total, loop), total)
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", s.name, spread(total, 2),
@@ -125,7 +148,8 @@ func costsInMemory(rep Report) string {
 	var b strings.Builder
 	b.WriteString("| stack | in memory, µs/req | allocs/req | server loop over loopback, beyond the floor |\n|---|--:|--:|--:|\n")
 	rows := 0
-	for _, s := range []string{"nethttp", "gin", "fasthttp", "fiber", "gnet"} {
+	for _, st := range stacks() {
+		s := st.name
 		m, ok1 := memory(rep, s, "BenchmarkServeKeepAlive")
 		cpu, ok2 := cpuOf(rep, s, "keepalive")
 		if !ok1 || !ok2 {

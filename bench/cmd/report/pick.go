@@ -3,17 +3,18 @@ package main
 import (
 	"fmt"
 	"strings"
+
+	"hellobench/internal/targets"
 )
 
-// What each stack gives a real application beyond the page: facts about
-// the stacks, not measurements.
-var gives = map[string]string{
-	"nethttp":  "the standard library: ServeMux routing with methods and wildcards, middleware as handler wrappers, HTTP/2 and TLS built in, every net/http handler in the ecosystem",
-	"gin":      "a router with groups and parameters and a middleware chain on net/http, so HTTP/2 and TLS come from net/http; a large middleware ecosystem",
-	"fasthttp": "its own HTTP/1.1 server and request types (not net/http handlers); TLS, no HTTP/2, no router of its own",
-	"fiber":    "an Express-style router and middleware on fasthttp; TLS, no HTTP/2; handlers are fiber's, not net/http's",
-	"gnet":     "an event-loop networking library with no HTTP at all: the HTTP/1.1 parser here is this project's own (servers/gnet/parser.go), so an application on it owns its HTTP, routing and TLS",
-	"fcgi":     "a net/http/fcgi application behind lighttpd, which brings TLS, HTTP/2 and static files; every request crosses a FastCGI socket",
+// gives is what the stack s gives a real application beyond the page,
+// from the target table; "" for a target without the line.
+func gives(s string) string {
+	t, err := targets.Lookup(s)
+	if err != nil {
+		return ""
+	}
+	return t.Gives
 }
 
 // pickRow gathers one stack's figures for the pick sections.
@@ -26,7 +27,7 @@ type pickRow struct {
 func pickRows(rep Report) []pickRow {
 	var rows []pickRow
 	for _, s := range order() {
-		if gives[s] == "" {
+		if gives(s) == "" {
 			continue
 		}
 		p, ok := find(rep.Ceilings, s, "keepalive")
@@ -80,7 +81,7 @@ func pickShort(rep Report) string {
 	var b strings.Builder
 	b.WriteString(t + "\n")
 	for _, s := range order() {
-		if g := gives[s]; g != "" {
+		if g := gives(s); g != "" {
 			fmt.Fprintf(&b, "- **%s**: %s.\n", s, g)
 		}
 	}

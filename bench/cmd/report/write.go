@@ -105,7 +105,7 @@ func pickLong(rep Report) string {
 	var b strings.Builder
 	b.WriteString(t + "\n| stack | what it gives a real application |\n|---|---|\n")
 	for _, s := range order() {
-		if g := gives[s]; g != "" {
+		if g := gives(s); g != "" {
 			fmt.Fprintf(&b, "| %s | %s |\n", s, g)
 		}
 	}
