@@ -40,11 +40,13 @@ func (v VersusConfig) Check() error {
 		base, _ := strings.CutSuffix(n, TwinSuffix)
 		base, bare := strings.CutSuffix(base, BareSuffix)
 		t, err := targets.Lookup(base)
-		switch {
-		case err != nil:
+		if err == nil && bare {
+			if err = t.CheckBare(); err != nil {
+				err = fmt.Errorf("%s: %w", n, err)
+			}
+		}
+		if err != nil {
 			errs = append(errs, err)
-		case bare && !t.Bare:
-			errs = append(errs, fmt.Errorf("%s: %s has no -bare (those that do: %s)", n, base, strings.Join(targets.Guarded(), ", ")))
 		}
 	}
 	if v.Pairs && len(v.Targets)%2 != 0 {

@@ -67,8 +67,10 @@ const grace = 5 * time.Second
 // that Stop removes. When e.Addr is empty, Start picks a free loopback
 // port, and picks again if another process takes it before t listens.
 func (t Target) Start(e Env) (*Instance, error) {
-	if e.Bare && !t.Bare {
-		return nil, fmt.Errorf("%s: no -bare: it has no framing guards of its own to turn off (those that do: %s)", t.Name, strings.Join(Guarded(), ", "))
+	if e.Bare {
+		if err := t.CheckBare(); err != nil {
+			return nil, err
+		}
 	}
 	if e.Addr != "" {
 		return t.startAt(e)

@@ -192,6 +192,15 @@ func Lookup(name string) (Target, error) {
 	return Target{}, fmt.Errorf("unknown target %q (known: %s)", name, strings.Join(Names(), ", "))
 }
 
+// CheckBare returns an error unless t can run bare (-bare), naming those
+// that can.
+func (t Target) CheckBare() error {
+	if t.Bare {
+		return nil
+	}
+	return fmt.Errorf("%s has no -bare (those that do: %s)", t.Name, strings.Join(Guarded(), ", "))
+}
+
 // Guarded returns the names of the servers that accept -bare, in table
 // order.
 func Guarded() []string {
