@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -109,18 +110,13 @@ func hasOption(opts, name string) bool {
 	return false
 }
 
-// usable makes the parent directory, removes groups an earlier harness
-// left empty, and proves a group can be made, read and removed.
+// usable makes the parent directory, removes groups a harness that has
+// exited left behind, and proves a group can be made, read and removed.
 func (c *cgroupFS) usable() bool {
 	if err := os.MkdirAll(c.parent, 0o755); err != nil {
 		return false
 	}
-	stale, _ := os.ReadDir(c.parent)
-	for _, e := range stale {
-		if e.IsDir() {
-			os.Remove(filepath.Join(c.parent, e.Name())) // fails, rightly, while a process is in it
-		}
-	}
+	c.sweep()
 	dir, err := c.make("probe")
 	if err != nil {
 		return false
@@ -128,6 +124,52 @@ func (c *cgroupFS) usable() bool {
 	defer removeGroup(dir)
 	_, err = c.read(dir)
 	return err == nil
+}
+
+// sweep removes the empty groups of harnesses that are no longer running.
+// A live harness's group is left alone even while empty: it may have been
+// made a moment ago for a process not yet moved into it (test packages run
+// side by side, each with its own harness).
+func (c *cgroupFS) sweep() {
+	entries, _ := os.ReadDir(c.parent)
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		if pid, ok := groupOwner(e.Name()); ok && alive(pid) {
+			continue
+		}
+		os.Remove(filepath.Join(c.parent, e.Name())) // fails, rightly, while a process is in it
+	}
+}
+
+// groupOwner returns the PID of the harness that made the group named
+// name ("NAME-PID-SEQ", as make names it).
+func groupOwner(name string) (int, bool) {
+	rest, _, ok := cutLast(name, "-")
+	if !ok {
+		return 0, false
+	}
+	_, pid, ok := cutLast(rest, "-")
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.Atoi(pid)
+	return n, err == nil && n > 0
+}
+
+func cutLast(s, sep string) (before, after string, ok bool) {
+	i := strings.LastIndex(s, sep)
+	if i < 0 {
+		return s, "", false
+	}
+	return s[:i], s[i+len(sep):], true
+}
+
+// alive reports whether a process with this PID exists.
+func alive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
 }
 
 // make makes a fresh group for a process named name.

@@ -3,8 +3,11 @@
 package proc
 
 import (
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
@@ -152,5 +155,56 @@ func TestBusyOn(t *testing.T) {
 	}
 	if busy := BusyOn([]int{1}, 300*time.Millisecond, 5); has(busy) {
 		t.Errorf("BusyOn(CPU 1) = %v: the burner may not run there", busy)
+	}
+}
+
+func TestGroupOwner(t *testing.T) {
+	for name, want := range map[string]int{
+		"fcgi-3156-16":        3156,
+		"lighttpd-static-7-2": 7,
+		"probe-42-1":          42,
+		"fcgi-16":             0,
+		"fcgi":                0,
+		"x-y-1":               0,
+	} {
+		pid, ok := groupOwner(name)
+		if ok != (want > 0) || pid != want {
+			t.Errorf("groupOwner(%q) = %d, %v; want %d", name, pid, ok, want)
+		}
+	}
+}
+
+// TestSweepKeepsLiveHarnessGroups: a second harness starting up (another
+// test package) removes the groups of harnesses that have exited, but not
+// a live one's group made a moment ago and still empty.
+func TestSweepKeepsLiveHarnessGroups(t *testing.T) {
+	c := cgroups()
+	if c == nil {
+		t.Skipf("no control group can be made here; CPU is read from %s", CPUSource())
+	}
+	mine, err := c.make("waiting")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer removeGroup(mine)
+	gone := exec.Command("true")
+	if err := gone.Run(); err != nil {
+		t.Fatal(err)
+	}
+	stale := filepath.Join(c.parent, fmt.Sprintf("left-%d-1", gone.Process.Pid))
+	if err := os.Mkdir(stale, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	defer removeGroup(stale)
+
+	other := &cgroupFS{source: c.source, parent: c.parent, read: c.read}
+	if !other.usable() {
+		t.Fatal("a second harness found the hierarchy unusable")
+	}
+	if _, err := os.Stat(mine); err != nil {
+		t.Errorf("a live harness's empty group was swept: %v", err)
+	}
+	if _, err := os.Stat(stale); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("an exited harness's group %s was left: %v", stale, err)
 	}
 }
