@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -29,18 +30,22 @@ func (w *Work) Flags(fs *flag.FlagSet) {
 	fs.DurationVar(&w.Wait, "work-wait", 0, "time the handler waits, using no CPU, before it answers (0: none)")
 }
 
-// Check returns an error naming every flag out of range.
+// Check returns an error naming every flag out of range, on one line, so
+// that a server can print it as its one line before exiting.
 func (w Work) Check() error {
-	var errs []error
+	var bad []string
 	for _, f := range []struct {
 		name string
 		d    time.Duration
 	}{{"-work-cpu", w.CPU}, {"-work-wait", w.Wait}} {
 		if f.d < 0 || f.d > MaxWork {
-			errs = append(errs, fmt.Errorf("%s %v: want 0 to %v", f.name, f.d, MaxWork))
+			bad = append(bad, fmt.Sprintf("%s %v: want 0 to %v", f.name, f.d, MaxWork))
 		}
 	}
-	return errors.Join(errs...)
+	if len(bad) == 0 {
+		return nil
+	}
+	return errors.New(strings.Join(bad, "; "))
 }
 
 // On reports whether there is any work to do.

@@ -43,6 +43,9 @@ func TestWorkFlags(t *testing.T) {
 				t.Errorf("%q: error %q does not say %q", tc.args, err, e)
 			}
 		}
+		if strings.Contains(err.Error(), "\n") {
+			t.Errorf("%q: error %q is more than one line", tc.args, err)
+		}
 	}
 	if (Work{}).On() || !(Work{Wait: 1}).On() || !(Work{CPU: 1}).On() {
 		t.Error("On: the zero Work must be off, any work on")

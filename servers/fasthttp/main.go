@@ -13,6 +13,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"log"
 	"net"
 	"os"
@@ -34,6 +35,10 @@ var (
 	http11 = []byte("HTTP/1.1")
 )
 
+// work is the handler's optional work, -work-cpu and -work-wait (see
+// page.Work). Off by default, it costs hello the inlined test of On.
+var work page.Work
+
 // hello answers the whole contract at the handler level. fasthttp adds Date,
 // Server and Content-Length, and drops the body of a HEAD response.
 func hello(ctx *fasthttp.RequestCtx) {
@@ -52,6 +57,10 @@ func hello(ctx *fasthttp.RequestCtx) {
 		ctx.Error("Method Not Allowed", fasthttp.StatusMethodNotAllowed)
 		ctx.Response.Header.Set("Allow", page.Allow) // after Error, which resets headers
 		return
+	}
+	if work.On() {
+		// Waiting blocks only this connection's worker goroutine.
+		work.Do()
 	}
 	ctx.SetContentType(page.ContentType)
 	ctx.SetBody(page.HTML)
@@ -108,7 +117,12 @@ func main() {
 	pf := flag.Bool("prefork", false, "serve with fasthttp's prefork package: this process starts one child process per GOMAXPROCS core,\n"+
 		"each running this command at GOMAXPROCS=1 on its own SO_REUSEPORT listener (tcp4, or tcp6 for an IPv6 address,\n"+
 		"with TCP_DEFER_ACCEPT), logs the start line once all of them listen, and stops them gracefully on SIGINT or SIGTERM")
+	work.Flags(flag.CommandLine)
 	flag.Parse()
+	if err := work.Check(); err != nil {
+		fmt.Fprintf(os.Stderr, "fasthttp: %v\n", err)
+		os.Exit(2)
+	}
 
 	srv := newServer(*headerTimeout, *idleTimeout)
 	// Catch signals before listening: once a client can connect, a

@@ -10,6 +10,7 @@ package main
 import (
 	"errors"
 	"flag"
+	"fmt"
 	"log"
 	"net"
 	"os"
@@ -24,6 +25,10 @@ import (
 	"hellobench/page"
 	"hellobench/servers/internal/fasthttpguard"
 )
+
+// work is the handler's optional work, -work-cpu and -work-wait (see
+// page.Work). Off by default, it costs the page handler the inlined test of On.
+var work page.Work
 
 func newApp(headerTimeout, idleTimeout time.Duration) *fiber.App {
 	app := fiber.New(fiber.Config{
@@ -68,6 +73,10 @@ func newApp(headerTimeout, idleTimeout time.Duration) *fiber.App {
 
 	// Get registers HEAD too; fiber drops the body of a HEAD response.
 	app.Get(page.Path, func(c *fiber.Ctx) error {
+		if work.On() {
+			// Waiting blocks only this connection's worker goroutine.
+			work.Do()
+		}
 		c.Set(fiber.HeaderContentType, page.ContentType)
 		return c.Send(page.HTML)
 	})
@@ -84,7 +93,12 @@ func main() {
 	headerTimeout := flag.Duration("header-timeout", 10*time.Second, "close a connection whose request is not complete within this `duration`")
 	idleTimeout := flag.Duration("idle-timeout", 60*time.Second, "close a keep-alive connection idle for this `duration`")
 	bare := flag.Bool("bare", false, "serve as the stack does out of the box, without this server's framing guards (for the robustness report)")
+	work.Flags(flag.CommandLine)
 	flag.Parse()
+	if err := work.Check(); err != nil {
+		fmt.Fprintf(os.Stderr, "fiber: %v\n", err)
+		os.Exit(2)
+	}
 
 	app := newApp(*headerTimeout, *idleTimeout)
 	// Catch signals before listening: once a client can connect, a

@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"log"
 	"net"
 	"net/http"
@@ -26,7 +27,15 @@ import (
 	"hellobench/servers/internal/nethttpguard"
 )
 
+// work is the handler's optional work, -work-cpu and -work-wait (see
+// page.Work). Off by default, it costs hello the inlined test of On.
+var work page.Work
+
 func hello(c *gin.Context) {
+	if work.On() {
+		// Waiting blocks only this connection's own goroutine.
+		work.Do()
+	}
 	// Data sets Content-Type and Content-Length; net/http adds Date and
 	// drops the body of a HEAD response.
 	c.Data(http.StatusOK, page.ContentType, page.HTML)
@@ -78,7 +87,12 @@ func main() {
 	headerTimeout := flag.Duration("header-timeout", 10*time.Second, "close a connection whose request headers are not complete within this `duration`")
 	idleTimeout := flag.Duration("idle-timeout", 60*time.Second, "close a keep-alive connection idle for this `duration`")
 	bare := flag.Bool("bare", false, "serve as gin on net/http does out of the box, without this server's framing guards (for the robustness report)")
+	work.Flags(flag.CommandLine)
 	flag.Parse()
+	if err := work.Check(); err != nil {
+		fmt.Fprintf(os.Stderr, "gin: %v\n", err)
+		os.Exit(2)
+	}
 
 	srv := newServer(*addr, *headerTimeout, *idleTimeout, *bare)
 	// Catch signals before listening: once a client can connect, a

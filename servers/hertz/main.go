@@ -9,6 +9,7 @@ package main
 import (
 	"context"
 	"flag"
+	"fmt"
 	"log"
 	"net"
 	"os"
@@ -25,7 +26,16 @@ import (
 	"hellobench/page"
 )
 
+// work is the handler's optional work, -work-cpu and -work-wait (see
+// page.Work). Off by default, it costs hello the inlined test of On.
+var work page.Work
+
 func hello(_ context.Context, c *app.RequestContext) {
+	if work.On() {
+		// hertz runs each connection's handlers on a goroutine of its own
+		// (netpoll's pool), off the event loop: waiting blocks only it.
+		work.Do()
+	}
 	// hertz adds Content-Length, Date and Server, and drops the body of a
 	// HEAD response.
 	c.Data(consts.StatusOK, page.ContentType, page.HTML)
@@ -75,7 +85,12 @@ func main() {
 	headerTimeout := flag.Duration("header-timeout", 10*time.Second, "close a connection whose request headers are not complete within this `duration`")
 	idleTimeout := flag.Duration("idle-timeout", 60*time.Second, "close a keep-alive connection idle for this `duration`")
 	bare := flag.Bool("bare", false, "serve as hertz does out of the box, without this server's guard (for the robustness report)")
+	work.Flags(flag.CommandLine)
 	flag.Parse()
+	if err := work.Check(); err != nil {
+		fmt.Fprintf(os.Stderr, "hertz: %v\n", err)
+		os.Exit(2)
+	}
 
 	quietLogs()
 

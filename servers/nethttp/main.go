@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"log"
 	"net"
 	"net/http"
@@ -26,10 +27,18 @@ import (
 
 var contentLength = strconv.Itoa(page.Size)
 
+// work is the handler's optional work, -work-cpu and -work-wait (see
+// page.Work). Off by default, it costs hello the inlined test of On.
+var work page.Work
+
 // hello answers GET and HEAD /hello/world. net/http adds Date, drops the body
 // for HEAD, and answers 404 for other paths and 405 with Allow for other
 // methods, because the pattern names a method.
 func hello(w http.ResponseWriter, r *http.Request) {
+	if work.On() {
+		// Waiting blocks only this connection's own goroutine.
+		work.Do()
+	}
 	h := w.Header()
 	h.Set("Content-Type", page.ContentType)
 	h.Set("Content-Length", contentLength)
@@ -69,7 +78,12 @@ func main() {
 	headerTimeout := flag.Duration("header-timeout", 10*time.Second, "close a connection whose request headers are not complete within this `duration`")
 	idleTimeout := flag.Duration("idle-timeout", 60*time.Second, "close a keep-alive connection idle for this `duration`")
 	bare := flag.Bool("bare", false, "serve as net/http does out of the box, without this server's framing guards (for the robustness report)")
+	work.Flags(flag.CommandLine)
 	flag.Parse()
+	if err := work.Check(); err != nil {
+		fmt.Fprintf(os.Stderr, "nethttp: %v\n", err)
+		os.Exit(2)
+	}
 
 	srv := newServer(*addr, *headerTimeout, *idleTimeout, *bare)
 	// Catch signals before listening: once a client can connect, a
