@@ -128,7 +128,9 @@ func (s *server) shutdown(grace time.Duration) {
 	}
 	s.sweepAll() // close idle connections now, not at the next tick
 	deadline := time.Now().Add(grace)
-	for s.active.Load() > 0 && time.Now().Before(deadline) {
+	// Waits off the loop too, even for connections gone: their goroutines
+	// write back through the engine, which must still run.
+	for (s.active.Load() > 0 || s.pool.busy()) && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)

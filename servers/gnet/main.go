@@ -10,6 +10,11 @@
 // pipelined ones in order in one write, consumes bodies (chunked included),
 // enforces header and idle timeouts, drains on SIGINT or SIGTERM, and keeps
 // serving when connections outnumber its open-file limit (limit.go).
+//
+// With -work-cpu and -work-wait its handler does work before it answers, as
+// every server's can; a wait runs off the event loop, on a bounded pool of
+// goroutines, unless -work-wait-inline asks for the naive wait on the loop
+// (work.go).
 package main
 
 import (
@@ -31,9 +36,21 @@ func main() {
 	addr := flag.String("addr", ":8084", "listen `address`")
 	headerTimeout := flag.Duration("header-timeout", 10*time.Second, "close a connection whose request headers are not complete within this `duration`")
 	idleTimeout := flag.Duration("idle-timeout", 60*time.Second, "close a keep-alive connection idle for this `duration`")
+	work.Flags(flag.CommandLine)
+	flag.BoolVar(&waitInline, "work-wait-inline", false, "wait on the event loop itself, which blocks every connection on it (the naive handler, to show its cost);\n"+
+		"without it a wait runs off the loop, on the -work-pool goroutines")
+	flag.IntVar(&poolSize, "work-pool", poolSize, "at most this many `goroutines` wait off the event loops at once; further waits queue until one is free")
 	flag.Parse()
 	if *headerTimeout <= 0 || *idleTimeout <= 0 {
 		fmt.Fprintln(os.Stderr, "gnet: -header-timeout and -idle-timeout must be positive")
+		os.Exit(2)
+	}
+	if err := work.Check(); err != nil {
+		fmt.Fprintf(os.Stderr, "gnet: %v\n", err)
+		os.Exit(2)
+	}
+	if poolSize < 1 {
+		fmt.Fprintf(os.Stderr, "gnet: -work-pool %d: want at least 1\n", poolSize)
 		os.Exit(2)
 	}
 

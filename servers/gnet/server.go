@@ -5,6 +5,7 @@ package main
 import (
 	"context"
 	"log"
+	"math"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -38,6 +39,7 @@ const (
 	phaseIdle    phase = iota // between requests (or none yet): idle timeout
 	phaseRequest              // a request's header section has started: header timeout
 	phaseBody                 // reading a body: header timeout, renewed as it streams
+	phaseWait                 // its answer is worked on off the loop (work.go): no timeout, nothing read
 	phaseFlush                // last response still being written
 	phaseLinger               // last response sent, write side shut
 )
@@ -62,6 +64,8 @@ type server struct {
 
 	refusedLogged time.Time // last report of refused, on the ticker goroutine
 
+	pool pool // for handler waits off the loops (work.go)
+
 	mu    sync.Mutex // guards loops, read by the ticker goroutine
 	loops []*loop
 }
@@ -69,7 +73,8 @@ type server struct {
 // loop is the state of one event loop.
 type loop struct {
 	el       gnet.EventLoop
-	now      time.Duration // since server.start, as of the last tick
+	start    time.Time     // server.start
+	now      time.Duration // since start, as of the last tick
 	clock    clock
 	draining bool
 	conns    []*conn // for the sweep
@@ -93,6 +98,7 @@ type conn struct {
 	reply      *reply
 	head       bool
 	connection connection
+	held       bool // serve stopped at a request answered off the loop
 }
 
 func newServer(addr string, headerTimeout, idleTimeout time.Duration) *server {
@@ -102,6 +108,7 @@ func newServer(addr string, headerTimeout, idleTimeout time.Duration) *server {
 		idleTimeout:   idleTimeout + tick,
 		start:         time.Now(),
 		booted:        make(chan struct{}),
+		pool:          pool{size: poolSize},
 	}
 }
 
@@ -148,8 +155,16 @@ func (s *server) OnClose(c gnet.Conn, _ error) gnet.Action {
 
 func (s *server) OnTraffic(c gnet.Conn) gnet.Action {
 	cs := c.Context().(*conn)
-	if cs.phase >= phaseFlush {
+	switch {
+	case cs.phase >= phaseFlush:
 		_, _ = c.Discard(-1) // past the last request: dropped
+		return gnet.None
+	case cs.phase == phaseWait:
+		// Kept unread until the answer is written (work.go), within
+		// bounds.
+		if c.InboundBuffered() > maxPending {
+			return gnet.Close
+		}
 		return gnet.None
 	}
 	l := cs.loop
@@ -174,6 +189,13 @@ func (s *server) OnTraffic(c gnet.Conn) gnet.Action {
 		}
 	}
 	if cs.closed { // the write failed and gnet closed the connection
+		return gnet.None
+	}
+	if cs.held {
+		cs.held = false
+		cs.phase = phaseWait
+		cs.deadline = math.MaxInt64
+		s.pool.submit(&job{s: s, cs: cs, head: cs.head, connection: cs.connection})
 		return gnet.None
 	}
 	switch {
@@ -236,6 +258,15 @@ func (cs *conn) serve(dst, in, date []byte, draining bool) (out []byte, n int, c
 				out = append(out, continueResponse...)
 			}
 		case http1.Done:
+			if work.On() && cs.reply == replyOK {
+				if work.Wait > 0 && !waitInline {
+					// Answered off the loop (work.go); what follows
+					// this request is parsed once that answer is out.
+					cs.held = true
+					return out, n, false, served
+				}
+				cs.workInline()
+			}
 			out = appendResponse(out, cs.reply, cs.head, cs.connection, date)
 			served++
 			if cs.connection == connClose {
@@ -282,9 +313,7 @@ func (s *server) sweepAll() {
 // sweep refreshes a loop's clock and Date, and closes its connections that
 // are past their deadline, or idle while the server drains.
 func (s *server) sweep(l *loop) {
-	now := time.Now()
-	l.now = now.Sub(s.start)
-	l.clock.update(now)
+	l.setClock(time.Now())
 	l.draining = s.draining.Load()
 	// Backwards, since closing moves the last connection into the slot.
 	for i := len(l.conns) - 1; i >= 0; i-- {
@@ -327,11 +356,16 @@ func (s *server) loopOf(el gnet.EventLoop) *loop {
 			return l
 		}
 	}
-	now := time.Now()
-	l := &loop{el: el, now: now.Sub(s.start), draining: s.draining.Load()}
-	l.clock.update(now)
+	l := &loop{el: el, start: s.start, draining: s.draining.Load()}
+	l.setClock(time.Now())
 	s.loops = append(s.loops, l)
 	return l
+}
+
+// setClock sets the loop's time and Date to now.
+func (l *loop) setClock(now time.Time) {
+	l.now = now.Sub(l.start)
+	l.clock.update(now)
 }
 
 // send writes b to fd directly and returns how much the socket took (0 on

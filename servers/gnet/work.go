@@ -1,0 +1,154 @@
+//go:build linux
+
+package main
+
+import (
+	"sync"
+	"time"
+
+	"github.com/panjf2000/gnet/v2"
+
+	"hellobench/page"
+)
+
+// Handler work (-work-cpu, -work-wait: page.Work) on an event loop, which
+// must never block: one loop serves every connection it owns, so a handler
+// that waits on it makes them all wait.
+//
+//   - CPU work alone is burnt on the loop (serve): on one core it is CPU
+//     time wherever it runs, and a goroutine would only add a hand-off.
+//   - A wait, with the CPU work before it, runs off the loop on a bounded
+//     pool of goroutines, which hands the answer back with gnet's
+//     AsyncWrite, the pattern gnet documents for blocking work: the write
+//     and its callback run on the connection's loop.
+//   - -work-wait-inline waits on the loop instead: the naive handler, kept
+//     to show what blocking the loop costs.
+//
+// A connection whose answer is being worked on reads no further request
+// until that answer is written: what the client pipelines meanwhile stays
+// in gnet's inbound buffer, so answers leave in the order of the requests.
+// gnet closes a connection as soon as it reads EOF, so a client that shuts
+// its side while it waits loses the answer, which net/http would still send.
+var (
+	work       page.Work
+	waitInline bool
+	poolSize   = 4096
+)
+
+// workInline does the work of one request on the loop: CPU alone, or all of
+// it with -work-wait-inline.
+func (cs *conn) workInline() {
+	work.Do()
+	if work.Wait > 0 {
+		// The loop slept: its clock, and so Date and the deadlines, are
+		// behind.
+		cs.loop.setClock(time.Now())
+	}
+}
+
+// pool runs the waits off the event loops on at most size goroutines,
+// started as needed. The bound is memory: each waiting goroutine holds a
+// stack of a few KiB, so 4096 of them stay within tens of MiB however many
+// connections wait. When all are busy, a wait queues, first in first out
+// and on no goroutine, until one is free, as a request waits for a
+// database connection from a pool: latency grows, not memory, and the loop
+// never blocks. The queue holds at most one request per connection (a
+// connection reads no further request while one waits), so the connection
+// limit (limit.go) bounds it.
+type pool struct {
+	size int
+
+	mu      sync.Mutex
+	running int    // goroutines
+	queue   []*job // waiting for one
+}
+
+// job is one request answered off the loop.
+type job struct {
+	s          *server
+	cs         *conn
+	head       bool
+	connection connection
+}
+
+// submit runs j on a goroutine of the pool, or queues it when all are busy.
+// It is called on an event loop and never blocks (the lock guards a few
+// assignments).
+func (p *pool) submit(j *job) {
+	p.mu.Lock()
+	if p.running < p.size {
+		p.running++
+		p.mu.Unlock()
+		go p.serve(j)
+		return
+	}
+	p.queue = append(p.queue, j)
+	p.mu.Unlock()
+}
+
+// serve runs j, then what is queued, then ends.
+func (p *pool) serve(j *job) {
+	for {
+		j.run()
+		p.mu.Lock()
+		if len(p.queue) == 0 {
+			p.running--
+			p.mu.Unlock()
+			return
+		}
+		j = p.queue[0]
+		p.queue[0] = nil
+		p.queue = p.queue[1:]
+		p.mu.Unlock()
+	}
+}
+
+// busy reports whether any job is running or queued.
+func (p *pool) busy() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.running > 0
+}
+
+// run does the work and hands the answer to the connection's loop.
+func (j *job) run() {
+	work.Do()
+	var ck clock // the loop's clock is the loop's: Date is formatted here
+	ck.update(time.Now())
+	b := appendResponse(make([]byte, 0, 512), replyOK, j.head, j.connection, ck.date[:])
+	// An error means the engine has stopped; the callback will not run.
+	_ = j.cs.c.AsyncWrite(b, func(gnet.Conn, error) error {
+		j.s.answered(j.cs)
+		return nil
+	})
+}
+
+// answered runs on cs's loop once the answer from the pool is written, or
+// has failed to be because the connection is closed.
+func (s *server) answered(cs *conn) {
+	if cs.closed { // by the client while it waited, or by gnet on a failed write
+		return
+	}
+	c, l := cs.c, cs.loop
+	if cs.connection == connClose {
+		// As OnTraffic after a last answer: what came after it is dropped.
+		rest := c.InboundBuffered()
+		_, _ = c.Discard(-1)
+		if rest == 0 && c.OutboundBuffered() == 0 {
+			_ = l.el.Close(c)
+			return
+		}
+		cs.phase = phaseFlush
+		cs.deadline = l.now + s.idleTimeout
+		s.flushed(cs)
+		return
+	}
+	cs.used = true
+	cs.phase = phaseIdle
+	cs.deadline = l.now + s.idleTimeout
+	// Requests that came while it waited: gnet will not call OnTraffic for
+	// them until more bytes arrive.
+	if c.InboundBuffered() > 0 && s.OnTraffic(c) == gnet.Close {
+		_ = l.el.Close(c)
+	}
+}
