@@ -9,6 +9,10 @@ import (
 
 var contentLength = strconv.Itoa(page.Size)
 
+// work is the handler's optional work, -work-cpu and -work-wait (see
+// page.Work). Off by default, it costs hello the inlined test of On.
+var work page.Work
+
 // hello answers the contract behind lighttpd: 200 with the page for GET and
 // HEAD at page.Path, 405 for other methods there, 404 elsewhere. It sets no
 // Server header: lighttpd adds its own.
@@ -24,6 +28,11 @@ func (hello) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.Set("Allow", page.Allow)
 		plain(w, http.StatusMethodNotAllowed)
 		return
+	}
+	if work.On() {
+		// net/http/fcgi serves each request on a goroutine of its own:
+		// waiting blocks only this one.
+		work.Do()
 	}
 	h.Set("Content-Type", page.ContentType)
 	// net/http/fcgi sets no Content-Length; without one lighttpd would

@@ -2,7 +2,8 @@
 // (net/http/fcgi) behind lighttpd, the seeds' oldest configuration.
 //
 // Spawned by lighttpd through bin-path, it serves the listening socket that
-// lighttpd passes as stdin. With -socket it listens itself, on a unix socket
+// lighttpd passes as stdin; the arguments serve.sh is given after the address
+// (-work-cpu, -work-wait) reach it through bin-path. With -socket it listens itself, on a unix socket
 // path or a TCP address, for lighttpd, nginx or a test to connect to.
 // lighttpd.conf in this directory is the HTTP side; serve.sh runs both.
 package main
@@ -10,6 +11,7 @@ package main
 import (
 	"errors"
 	"flag"
+	"fmt"
 	"log"
 	"net"
 	"net/http/fcgi"
@@ -28,9 +30,21 @@ const drainTimeout = 4 * time.Second
 
 func main() {
 	socket := flag.String("socket", "", "FastCGI `socket` to listen on: a unix socket path (containing a '/') or a TCP host:port; empty: the socket lighttpd passes on stdin")
+	// lighttpd would report an application that exits at once only as a
+	// backend that failed to start, if it noticed in time: serve.sh runs
+	// -check first, so that a bad flag stops it with the flag's own message.
+	check := flag.Bool("check", false, "check the flags, then exit (0: good; 2, with a message: bad)")
+	work.Flags(flag.CommandLine)
 	flag.Parse()
 	if flag.NArg() > 0 {
 		log.Fatalf("fcgi: unexpected arguments %q", flag.Args())
+	}
+	if err := work.Check(); err != nil {
+		fmt.Fprintf(os.Stderr, "fcgi: %v\n", err)
+		os.Exit(2)
+	}
+	if *check {
+		return
 	}
 
 	// Catch signals before listening: once a client can connect, a

@@ -1,11 +1,14 @@
 #!/bin/sh
 # serve.sh runs the fcgi application behind lighttpd in the foreground:
 #
-#   serve.sh [CPU [PROCS [ADDR]]]
+#   serve.sh [CPU [PROCS [ADDR [ARG...]]]]
 #
 # CPU is the core lighttpd and the application are pinned to (default 0;
 # empty: not pinned), PROCS the application's GOMAXPROCS (default 1), ADDR
-# lighttpd's listen address, host:port or :port (default :8085).
+# lighttpd's listen address, host:port or :port (default :8085). The ARGs
+# are the application's (-work-cpu 20us -work-wait 1ms): lighttpd's bin-path
+# carries them, split at spaces, so none may hold a space, tab, newline,
+# quote or backslash. The application checks them before lighttpd starts.
 #
 # The application is built (or, with FCGI_BIN set, copied) into a fresh
 # temporary directory that also holds the FastCGI socket; the directory is
@@ -59,6 +62,21 @@ case ${addr##*:} in
 	exit 2
 	;;
 esac
+# What follows ADDR is the application's.
+if [ $# -gt 3 ]; then
+	shift 3
+else
+	set --
+fi
+bad=$(printf ' \t\n"\\')
+for arg; do
+	case $arg in
+	'' | *["$bad"]*)
+		echo "serve.sh: application argument '$arg': empty, or with a space, tab, newline, quote or backslash, which lighttpd's bin-path cannot carry" >&2
+		exit 2
+		;;
+	esac
+done
 
 # lighttpd lives in sbin, which a normal user's PATH may lack.
 PATH=$PATH:/usr/sbin:/usr/local/sbin
@@ -80,6 +98,8 @@ if [ -n "${FCGI_BIN-}" ]; then
 else
 	(cd "$dir" && go build -o "$tmp/fcgi" .)
 fi
+# A bad argument stops here with the application's own message (exit 2).
+"$tmp/fcgi" -check "$@" || exit $?
 # Started by root, lighttpd serves as FCGI_USER, which must be able to run
 # the binary and create the socket here.
 if [ "$(id -u)" = 0 ]; then
@@ -94,6 +114,7 @@ export FCGI_HOST="${host:-0.0.0.0}"
 export FCGI_PORT="${addr##*:}"
 export FCGI_BIN="$tmp/fcgi"
 export FCGI_SOCKET="$tmp/app.sock"
+export FCGI_ARGS="$*"
 export GOMAXPROCS="$procs"
 
 # lighttpd dies with this script, however it dies (setpriv's parent-death
