@@ -41,7 +41,23 @@ func goBinary(t Target, e Env, dir string) (launch, error) {
 	if e.Procs > 1 {
 		args = append(args, t.MultiCore...)
 	}
+	args = append(args, workArgs(e)...)
 	return launch{path: bin, args: args}, nil
+}
+
+// workArgs are the flags of the handler work e asks for: none for none.
+func workArgs(e Env) []string {
+	var args []string
+	if e.Work.CPU != 0 {
+		args = append(args, "-work-cpu", e.Work.CPU.String())
+	}
+	if e.Work.Wait != 0 {
+		args = append(args, "-work-wait", e.Work.Wait.String())
+	}
+	if e.WaitInline {
+		args = append(args, "-work-wait-inline")
+	}
+	return args
 }
 
 // fcgi starts lighttpd in front of the application the way `make
@@ -70,7 +86,9 @@ func fcgi(t Target, e Env, dir string) (launch, error) {
 		procs = 1
 	}
 	// The first argument, the CPU list, is empty: the script is pinned.
-	return launch{path: "sh", args: []string{script, "", fmt.Sprint(procs), e.Addr}, env: env}, nil
+	// What follows the address is the application's.
+	args := append([]string{script, "", fmt.Sprint(procs), e.Addr}, workArgs(e)...)
+	return launch{path: "sh", args: args, env: env}, nil
 }
 
 func nginx(_ Target, e Env, dir string) (launch, error) {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"hellobench/internal/proc"
+	"hellobench/page"
 )
 
 // An Env is where and how to start a target.
@@ -29,6 +30,12 @@ type Env struct {
 	// Bare serves as the stack does out of the box, without the server's
 	// own framing guards (for the robustness report).
 	Bare bool
+	// Work is the work the handler does before each answer (-work-cpu,
+	// -work-wait); zero: none, and no flag is given.
+	Work page.Work
+	// WaitInline makes that wait block the server's event loop
+	// (-work-wait-inline), where the target has one (Target.WaitInline).
+	WaitInline bool
 	// StartTimeout bounds the wait until it serves; 0: 15 s.
 	StartTimeout time.Duration
 	// Echo, when set, receives the target's output as it is written.
@@ -72,6 +79,9 @@ func (t Target) Start(e Env) (*Instance, error) {
 			return nil, err
 		}
 	}
+	if err := t.checkWork(e); err != nil {
+		return nil, err
+	}
 	if e.Addr != "" {
 		return t.startAt(e)
 	}
@@ -83,6 +93,26 @@ func (t Target) Start(e Env) (*Instance, error) {
 		}
 	}
 	return nil, err
+}
+
+// checkWork returns an error unless t takes the work e asks for, and the
+// work is in range.
+func (t Target) checkWork(e Env) error {
+	if e.Work == (page.Work{}) && !e.WaitInline {
+		return nil
+	}
+	if err := t.CheckWork(); err != nil {
+		return err
+	}
+	if e.WaitInline {
+		if err := t.CheckWaitInline(); err != nil {
+			return err
+		}
+	}
+	if err := e.Work.Check(); err != nil {
+		return fmt.Errorf("%s: %v", t.Name, err)
+	}
+	return nil
 }
 
 // startAt starts t on e.Addr, or a free port when it is empty.

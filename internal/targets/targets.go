@@ -35,6 +35,12 @@ type Target struct {
 	// that the flag turns off, so that "NAME/bare" is its stack out of the
 	// box.
 	Bare bool
+	// Work says the server's handler takes -work-cpu and -work-wait
+	// (page.Work): the same work before each answer in every stack.
+	Work bool
+	// WaitInline says the server also takes -work-wait-inline: its wait
+	// blocks its event loop, the naive handler, instead of running off it.
+	WaitInline bool
 	// RouterOn names the server loop a router server runs on ("nethttp"
 	// for gin): the report costs its router as its CPU beyond that loop's.
 	RouterOn string
@@ -89,10 +95,11 @@ var All = []Target{
 		"extension-method": {400, "fiber answers a method outside its configured RequestMethods with 400 before routing"},
 	})).routerOn("fasthttp").gives("an Express-style router and middleware on fasthttp; TLS, no HTTP/2; handlers are fiber's, not net/http's"),
 	guarded(goServer("gin", 8083, nil)).routerOn("nethttp").gives("a router with groups and parameters and a middleware chain on net/http, so HTTP/2 and TLS come from net/http; a large middleware ecosystem"),
-	goServer("gnet", 8084, nil).gives("an event-loop networking library with no HTTP at all: the HTTP/1.1 parser here is this project's own (servers/gnet/http1), so an application on it owns its HTTP, routing and TLS"),
+	goServer("gnet", 8084, nil).withWaitInline().gives("an event-loop networking library with no HTTP at all: the HTTP/1.1 parser here is this project's own (servers/gnet/http1), so an application on it owns its HTTP, routing and TLS"),
 	{
 		Name: "fcgi", Kind: Server, Port: 8085, Package: "./servers/fcgi",
 		ServerHeader: "lighttpd",
+		Work:         true, // the application's flags, passed on by serve.sh
 		Counted:      []string{"lighttpd", "fcgi"},
 		// lighttpd listens before the application it spawned has started.
 		Ready: regexp.MustCompile(`fcgi: listening on `),
@@ -146,11 +153,13 @@ var All = []Target{
 }
 
 // goServer is the row of a Go server under servers/NAME: a binary taking
-// the contract's flags, logging "NAME: listening on ..." once it serves.
+// the contract's flags and the handler work's, logging "NAME: listening on
+// ..." once it serves.
 func goServer(name string, port int, dev map[string]Deviation) Target {
 	return Target{
 		Name: name, Kind: Server, Port: port, Package: "./servers/" + name,
 		ServerHeader: name,
+		Work:         true,
 		Counted:      []string{name},
 		Ready:        regexp.MustCompile(name + `: listening on `),
 		Stop:         syscall.SIGTERM,
@@ -174,6 +183,12 @@ func (t Target) routerOn(loop string) Target {
 // gives sets what the stack gives a real application.
 func (t Target) gives(what string) Target {
 	t.Gives = what
+	return t
+}
+
+// withWaitInline marks a server that takes -work-wait-inline.
+func (t Target) withWaitInline() Target {
+	t.WaitInline = true
 	return t
 }
 
@@ -204,9 +219,38 @@ func (t Target) CheckBare() error {
 // Guarded returns the names of the servers that accept -bare, in table
 // order.
 func Guarded() []string {
+	return namesWhere(func(t Target) bool { return t.Bare })
+}
+
+// CheckWork returns an error unless t takes -work-cpu and -work-wait,
+// naming those that do.
+func (t Target) CheckWork() error {
+	if t.Work {
+		return nil
+	}
+	return fmt.Errorf("%s takes no -work-cpu or -work-wait (those that do: %s)", t.Name, strings.Join(Working(), ", "))
+}
+
+// CheckWaitInline returns an error unless t takes -work-wait-inline,
+// naming those that do.
+func (t Target) CheckWaitInline() error {
+	if t.WaitInline {
+		return nil
+	}
+	return fmt.Errorf("%s has no -work-wait-inline (those that do: %s)", t.Name,
+		strings.Join(namesWhere(func(t Target) bool { return t.WaitInline }), ", "))
+}
+
+// Working returns the names of the servers that take -work-cpu and
+// -work-wait, in table order.
+func Working() []string {
+	return namesWhere(func(t Target) bool { return t.Work })
+}
+
+func namesWhere(ok func(Target) bool) []string {
 	var names []string
 	for _, t := range All {
-		if t.Bare {
+		if ok(t) {
 			names = append(names, t.Name)
 		}
 	}

@@ -1,10 +1,15 @@
 package targets
 
 import (
+	"errors"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"hellobench/page"
 )
 
 // TestTableMatchesTree checks that every folder under servers/ is a row of
@@ -52,5 +57,73 @@ func TestLookup(t *testing.T) {
 	_, err = Lookup("apache")
 	if err == nil || !strings.Contains(err.Error(), `unknown target "apache" (known: nethttp, fasthttp, fiber, gin, gnet, fcgi, echo, chi, hertz, nginx, lighttpd-static, floor)`) {
 		t.Errorf("Lookup(apache): %v", err)
+	}
+}
+
+// TestWork checks the table's work columns: every server takes the handler
+// work and no reference does; only gnet has an event loop to wait on. And
+// Start refuses, before starting anything, work a target does not take or
+// out of range.
+func TestWork(t *testing.T) {
+	for _, tg := range All {
+		if tg.Work != (tg.Kind == Server) {
+			t.Errorf("%s: Work %v for a %v", tg.Name, tg.Work, map[Kind]string{Server: "server", Reference: "reference"}[tg.Kind])
+		}
+	}
+	if got := namesWhere(func(t Target) bool { return t.WaitInline }); !slices.Equal(got, []string{"gnet"}) {
+		t.Errorf("-work-wait-inline: %v, want gnet", got)
+	}
+	nethttp, _ := Lookup("nethttp")
+	nginx, _ := Lookup("nginx")
+	wait := page.Work{Wait: time.Millisecond}
+	for _, tc := range []struct {
+		tg   Target
+		e    Env
+		want string
+	}{
+		{nginx, Env{Work: page.Work{CPU: time.Microsecond}}, "nginx takes no -work-cpu or -work-wait (those that do: nethttp, fasthttp, fiber, gin, gnet, fcgi, echo, chi, hertz)"},
+		{nginx, Env{WaitInline: true}, "nginx takes no -work-cpu or -work-wait"},
+		{nethttp, Env{Work: wait, WaitInline: true}, "nethttp has no -work-wait-inline (those that do: gnet)"},
+		{nethttp, Env{Work: page.Work{CPU: -time.Microsecond, Wait: 11 * time.Second}}, "nethttp: -work-cpu -1µs: want 0 to 10s; -work-wait 11s: want 0 to 10s"},
+	} {
+		if _, err := tc.tg.Start(tc.e); err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+			t.Errorf("%s with %+v: %v, want %q", tc.tg.Name, tc.e, err, tc.want)
+		}
+	}
+}
+
+// TestWorkArgs checks the command lines that carry the work: none without
+// it; for a Go server, its flags; for fcgi, the application's arguments
+// after serve.sh's own.
+func TestWorkArgs(t *testing.T) {
+	bin := t.TempDir()
+	for _, name := range []string{"gnet", "fcgi"} {
+		if err := os.WriteFile(filepath.Join(bin, name), nil, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e := Env{Root: "/r", Bin: bin, Addr: "127.0.0.1:1", Work: page.Work{CPU: 20 * time.Microsecond, Wait: time.Millisecond}}
+	work := []string{"-work-cpu", "20µs", "-work-wait", "1ms"}
+	gnet, _ := Lookup("gnet")
+	for _, tc := range []struct {
+		e    Env
+		want []string
+	}{
+		{Env{Bin: bin, Addr: "127.0.0.1:1"}, []string{"-addr", "127.0.0.1:1"}},
+		{e, append([]string{"-addr", "127.0.0.1:1"}, work...)},
+		{Env{Bin: bin, Addr: "127.0.0.1:1", Work: page.Work{Wait: time.Second}, WaitInline: true}, []string{"-addr", "127.0.0.1:1", "-work-wait", "1s", "-work-wait-inline"}},
+	} {
+		l, err := goBinary(gnet, tc.e, "")
+		if err != nil || !slices.Equal(l.args, tc.want) {
+			t.Errorf("gnet with %+v: %q, %v; want %q", tc.e, l.args, err, tc.want)
+		}
+	}
+	fcgiRow, _ := Lookup("fcgi")
+	l, err := fcgi(fcgiRow, e, "")
+	if errors.Is(err, ErrMissing) {
+		t.Skip(err)
+	}
+	if want := append([]string{"/r/servers/fcgi/serve.sh", "", "1", "127.0.0.1:1"}, work...); err != nil || !slices.Equal(l.args, want) {
+		t.Errorf("fcgi: %q, %v; want %q", l.args, err, want)
 	}
 }
