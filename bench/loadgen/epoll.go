@@ -81,6 +81,9 @@ func (e *epoll) connect(c *conn) error {
 }
 
 func (e *epoll) send(c *conn, b []byte) (bool, error) {
+	if len(e.l.pend) > 0 {
+		e.l.issue(e.l.now()) // the write is issued now
+	}
 	n, errno := rawWrite(c.fd, b)
 	if errno != 0 && errno != unix.EAGAIN {
 		return false, os.NewSyscallError("write", errno)

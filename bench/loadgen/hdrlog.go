@@ -30,11 +30,15 @@ import (
 //	Tag=connect,0.000,10.002,0.120,HISTFAAA...
 //	Tag=processing,0.000,10.002,3.400,HISTFAAA...
 //	Tag=waiting,0.000,10.002,3.390,HISTFAAA...
+//	Tag=send_lateness,0.000,10.002,0.052,HISTFAAA...
 //
 // The run is one interval, from its start to its end. The untagged
 // histogram is Total, the latency that the report's percentiles are of, so
 // a tool that reads untagged intervals only (HistogramLogProcessor without
-// -tag) reads it; the tagged ones are the report's other Connection Times.
+// -tag) reads it; connect, processing and waiting are the report's other
+// Connection Times, each of every complete request. send_lateness, written
+// with a rate only, is Result.SendLateness: it counts every request sent,
+// so at least the complete ones.
 // Values are nanoseconds; Interval_Max is in milliseconds, as the writer's
 // default ratio makes it. Each histogram is in the V2 compressed encoding
 // (a zlib-deflated V2 encoding, base64), with loadgen's geometry: 1 ns to
@@ -55,6 +59,7 @@ const (
 	tagConnect    = "connect"
 	tagProcessing = "processing"
 	tagWaiting    = "waiting"
+	tagLateness   = "send_lateness"
 )
 
 // logMeta is the loadgen comment: everything in a Result but its
@@ -128,7 +133,10 @@ func WriteLog(w io.Writer, r *Result) error {
 	for _, x := range []struct {
 		tag string
 		h   *hdrhistogram.Histogram
-	}{{"", r.Latency}, {tagConnect, r.Connect}, {tagProcessing, r.Processing}, {tagWaiting, r.Waiting}} {
+	}{{"", r.Latency}, {tagConnect, r.Connect}, {tagProcessing, r.Processing}, {tagWaiting, r.Waiting}, {tagLateness, r.SendLateness}} {
+		if x.h == nil {
+			continue // no lateness without a rate
+		}
 		enc, err := x.h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
 		if err != nil {
 			return fmt.Errorf("encoding the %s histogram: %w", histName(x.tag), err)
@@ -255,6 +263,7 @@ func ReadLog(rd io.Reader) (*Result, error) {
 	want := hdrhistogram.New(histMin, histMax, histSig)
 	hs := map[string]**hdrhistogram.Histogram{
 		"": &r.Latency, tagConnect: &r.Connect, tagProcessing: &r.Processing, tagWaiting: &r.Waiting,
+		tagLateness: &r.SendLateness,
 	}
 	for _, iv := range ivs {
 		p, ok := hs[iv.tag]
@@ -273,6 +282,17 @@ func ReadLog(rd io.Reader) (*Result, error) {
 		*p = iv.h
 	}
 	for tag, p := range hs {
+		if tag == tagLateness {
+			// Optional (a closed loop has none, nor a log from before
+			// loadgen measured it), and of requests sent, not completed.
+			switch h := *p; {
+			case h != nil && r.Rate <= 0:
+				return nil, errors.New("a send lateness histogram in a run without a rate")
+			case h != nil && h.TotalCount() < r.Complete:
+				return nil, fmt.Errorf("the %s histogram holds %d requests sent, fewer than the %d complete", tag, h.TotalCount(), r.Complete)
+			}
+			continue
+		}
 		switch {
 		case *p == nil:
 			return nil, fmt.Errorf("no %s histogram", histName(tag))

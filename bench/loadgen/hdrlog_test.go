@@ -59,10 +59,22 @@ func synthetic(rnd *rand.Rand, n int, start time.Time, elapsed time.Duration, al
 	return r
 }
 
+// paced makes r a run at a rate, with a send lateness for each complete
+// request and extra more sent, from 1 ns to 10 ms.
+func paced(rnd *rand.Rand, r *Result, extra int) *Result {
+	r.Rate = 5000
+	r.SendLateness = newHist()
+	for range r.Complete + int64(extra) {
+		record(r.SendLateness, int64(math.Exp(rnd.Float64()*math.Log(1e7))))
+	}
+	return r
+}
+
 // plain is r without what a comparison of structs cannot check.
 func plain(r *Result) Result {
 	c := *r
 	c.Latency, c.Connect, c.Processing, c.Waiting, c.Aborted, c.Start = nil, nil, nil, nil, nil, time.Time{}
+	c.SendLateness = nil
 	return c
 }
 
@@ -94,6 +106,11 @@ func sameResult(t *testing.T, got, want *Result) {
 	sameHist(t, "connect", got.Connect, want.Connect)
 	sameHist(t, "processing", got.Processing, want.Processing)
 	sameHist(t, "waiting", got.Waiting, want.Waiting)
+	if (got.SendLateness == nil) != (want.SendLateness == nil) {
+		t.Errorf("send lateness %v, want %v", got.SendLateness != nil, want.SendLateness != nil)
+	} else if want.SendLateness != nil {
+		sameHist(t, "send lateness", got.SendLateness, want.SendLateness)
+	}
 }
 
 func writeLog(t *testing.T, r *Result) []byte {
@@ -112,6 +129,7 @@ func TestLogRoundTrip(t *testing.T) {
 	start := time.Date(2026, 1, 2, 3, 4, 5, 678901234, time.UTC)
 	r := synthetic(rnd, 20000, start, 10*time.Second+123456789, nil)
 	r.Aborted = errors.New("read tcp 127.0.0.1:1->127.0.0.1:2: connection reset by peer")
+	paced(rnd, r, 17)
 	r.Rate = 1234.5678
 	r.Status[0] = 0 // a code out of range is kept as 0
 	log := writeLog(t, r)
@@ -137,6 +155,7 @@ func TestLogRoundTrip(t *testing.T) {
 		`Tag=connect,0\.001,10\.123,\d+\.\d{3},HISTF[A-Za-z0-9+/=]+$`,
 		`Tag=processing,0\.001,10\.123,\d+\.\d{3},HISTF[A-Za-z0-9+/=]+$`,
 		`Tag=waiting,0\.001,10\.123,\d+\.\d{3},HISTF[A-Za-z0-9+/=]+$`,
+		`Tag=send_lateness,0\.001,10\.123,\d+\.\d{3},HISTF[A-Za-z0-9+/=]+$`,
 	} {
 		if i < 6 && !strings.HasPrefix(lines[i], want) || i >= 6 && !regexp.MustCompile("^"+want).MatchString(lines[i]) {
 			t.Errorf("line %d: %.100q, want %q", i+1, lines[i], want)
@@ -146,20 +165,33 @@ func TestLogRoundTrip(t *testing.T) {
 	if want := fmt.Sprintf(",%.3f,", float64(r.Connect.Max())/1e6); !strings.Contains(lines[7], want) {
 		t.Errorf("connect line %.60q lacks its max %s", lines[7], want)
 	}
-	if len(lines) != 11 || lines[10] != "" {
-		t.Errorf("%d lines, want 10 and a final newline", len(lines)-1)
+	if len(lines) != 12 || lines[11] != "" {
+		t.Errorf("%d lines, want 11 and a final newline", len(lines)-1)
 	}
 
-	// A real run, as loadgen writes it.
+	// Real runs, as loadgen writes them: a closed loop writes no send
+	// lateness, and a log without it (as from before loadgen measured it)
+	// reads as none.
 	s := newTestServer(t, nil)
-	r = run(t, EngineEpoll, Config{URL: s.url(), Requests: 500, Concurrency: 4, KeepAlive: true})
-	got, err = ReadLog(bytes.NewReader(writeLog(t, r)))
-	if err != nil {
-		t.Fatal(err)
+	for _, rate := range []float64{0, 5000} {
+		r = run(t, EngineEpoll, Config{URL: s.url(), Requests: 500, Concurrency: 4, KeepAlive: true, Rate: rate})
+		log := writeLog(t, r)
+		if has := bytes.Contains(log, []byte("Tag=send_lateness,")); has != (rate > 0) {
+			t.Errorf("rate %v: a send lateness line %v", rate, has)
+		}
+		got, err = ReadLog(bytes.NewReader(log))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameResult(t, got, r)
+		if got.Complete != 500 || got.Start.IsZero() {
+			t.Errorf("complete %d, start %v", got.Complete, got.Start)
+		}
 	}
-	sameResult(t, got, r)
-	if got.Complete != 500 || got.Start.IsZero() {
-		t.Errorf("complete %d, start %v", got.Complete, got.Start)
+	r.SendLateness = nil
+	got, err = ReadLog(bytes.NewReader(writeLog(t, r)))
+	if err != nil || got.SendLateness != nil {
+		t.Errorf("a log without send lateness: %v, %v", got.SendLateness, err)
 	}
 }
 
@@ -169,12 +201,12 @@ func TestLogRoundTrip(t *testing.T) {
 func TestLogReadByHdrHistogram(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(3, 4))
 	start := time.Date(2026, 3, 4, 5, 6, 7, 890000000, time.UTC)
-	r := synthetic(rnd, 5000, start, 2500*time.Millisecond, nil)
+	r := paced(rnd, synthetic(rnd, 5000, start, 2500*time.Millisecond, nil), 3)
 	lr := hdrhistogram.NewHistogramLogReader(bytes.NewReader(writeLog(t, r)))
 	for _, want := range []struct {
 		tag string
 		h   *hdrhistogram.Histogram
-	}{{"", r.Latency}, {"connect", r.Connect}, {"processing", r.Processing}, {"waiting", r.Waiting}} {
+	}{{"", r.Latency}, {"connect", r.Connect}, {"processing", r.Processing}, {"waiting", r.Waiting}, {"send_lateness", r.SendLateness}} {
 		h, err := lr.NextIntervalHistogram()
 		if err != nil || h == nil {
 			t.Fatalf("%q: %v, %v", want.tag, h, err)
@@ -192,7 +224,7 @@ func TestLogReadByHdrHistogram(t *testing.T) {
 		}
 	}
 	if h, err := lr.NextIntervalHistogram(); h != nil || err != nil {
-		t.Errorf("a fifth interval: %v, %v", h, err)
+		t.Errorf("a sixth interval: %v, %v", h, err)
 	}
 }
 
@@ -257,6 +289,15 @@ func TestReadLogErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	payload := lines[6][strings.LastIndex(lines[6], ",")+1:]
+	short := newHist() // one fewer sent than complete
+	for range 999 {
+		short.RecordValue(1000)
+	}
+	b999, err := short.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc999 := "0.000,1.000,0.001," + string(b999) + "\n"
 	for _, tc := range []struct{ name, log, want string }{
 		{"empty", "", "not a loadgen log"},
 		{"text", "hello\n", "line 1: not an interval histogram"},
@@ -276,6 +317,9 @@ func TestReadLogErrors(t *testing.T) {
 		{"complete", strings.Replace(log, `"complete":1000,`, `"complete":1001,`, 1), "histogram holds 1000 requests, but the log counts 1001 complete"},
 		{"failed", strings.Replace(log, `"failed":10,`, `"failed":11,`, 1), "11 failed requests, but 10 by kind"},
 		{"tag alone", log + "Tag=connect\n", "line 11: a tag and no interval"},
+		{"lateness closed", log + "Tag=send_lateness," + lines[6], "a send lateness histogram in a run without a rate"},
+		{"lateness short", strings.Replace(log, `"rate":0,`, `"rate":10,`, 1) + "Tag=send_lateness," + enc999, "the send_lateness histogram holds 999 requests sent, fewer than the 1000 complete"},
+		{"two lateness", strings.Replace(log, `"rate":0,`, `"rate":10,`, 1) + "Tag=send_lateness," + lines[6] + "Tag=send_lateness," + lines[6], "line 12: a second send_lateness histogram"},
 		{"meta unclosed", strings.Replace(log, meta, strings.TrimSuffix(meta, "]\n")+"\n", 1), "invalid loadgen comment"},
 	} {
 		if _, err := ReadLog(strings.NewReader(tc.log)); err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -303,7 +347,7 @@ func TestLogReadByJava(t *testing.T) {
 		t.Skipf("java and HdrHistogram's jar (libhdrhistogram-java): %v", err)
 	}
 	rnd := rand.New(rand.NewPCG(11, 12))
-	r := synthetic(rnd, 3000, time.Date(2026, 7, 8, 9, 10, 11, 0, time.UTC), 5*time.Second, nil)
+	r := paced(rnd, synthetic(rnd, 3000, time.Date(2026, 7, 8, 9, 10, 11, 0, time.UTC), 5*time.Second, nil), 40)
 	path := filepath.Join(t.TempDir(), "run.hlog")
 	if err := os.WriteFile(path, writeLog(t, r), 0o644); err != nil {
 		t.Fatal(err)
@@ -317,14 +361,14 @@ func TestLogReadByJava(t *testing.T) {
 		}
 		return string(out)
 	}
-	if out := java1("-listtags"); !strings.Contains(out, "connect") || !strings.Contains(out, "processing") || !strings.Contains(out, "waiting") {
+	if out := java1("-listtags"); !strings.Contains(out, "connect") || !strings.Contains(out, "processing") || !strings.Contains(out, "waiting") || !strings.Contains(out, "send_lateness") {
 		t.Errorf("-listtags:\n%s", out)
 	}
 	footer := regexp.MustCompile(`#\[Mean += +([\d.]+), StdDeviation += +([\d.]+)\]\n#\[Max += +([\d.]+), Total count += +(\d+)\]`)
 	for _, x := range []struct {
 		tag string
 		h   *hdrhistogram.Histogram
-	}{{"", r.Latency}, {"connect", r.Connect}, {"processing", r.Processing}, {"waiting", r.Waiting}} {
+	}{{"", r.Latency}, {"connect", r.Connect}, {"processing", r.Processing}, {"waiting", r.Waiting}, {"send_lateness", r.SendLateness}} {
 		args := []string{"-outputValueUnitRatio", "1"}
 		if x.tag != "" {
 			args = append(args, "-tag", x.tag)

@@ -42,8 +42,16 @@ type JSONResult struct {
 	Aborted             string           `json:"aborted,omitempty"`       // Result.Aborted
 	LatencyUS           Summary          `json:"latency_us"`
 	ConnectUS           Summary          `json:"connect_us"`
-	Histogram           []Bucket         `json:"histogram"`
-	Runs                []*JSONResult    `json:"runs,omitempty"`
+
+	// With a rate only: each request's send lateness
+	// (Result.SendLateness), and the verdict of Result.ClientLimited with
+	// its bound.
+	SendLatenessUS *Summary `json:"send_lateness_us,omitempty"`
+	ClientLimited  *bool    `json:"client_limited,omitempty"`
+	ClientBoundUS  float64  `json:"client_bound_us,omitempty"`
+
+	Histogram []Bucket      `json:"histogram"`
+	Runs      []*JSONResult `json:"runs,omitempty"`
 
 	// Of a merged run (loadgen merge): each log's own figures, and the
 	// file it was read from.
@@ -151,6 +159,11 @@ func jsonOne(r *Result) *JSONResult {
 	}
 	if r.Aborted != nil {
 		j.Aborted = r.Aborted.Error()
+	}
+	if r.SendLateness != nil && r.SendLateness.TotalCount() > 0 {
+		s := summarize(r.SendLateness)
+		limited, bound := r.ClientLimited()
+		j.SendLatenessUS, j.ClientLimited, j.ClientBoundUS = &s, &limited, float64(bound)/1e3
 	}
 	for code, n := range r.Status {
 		j.Status[strconv.Itoa(code)] = n

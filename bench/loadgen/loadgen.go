@@ -53,6 +53,34 @@
 //
 // Each loop records into its own HDR histograms (1 ns to 1 h, 3 significant
 // digits) and counters; they are merged when the run ends.
+//
+// # Send lateness
+//
+// With Rate, a loop also measures itself: for each request sent, how late
+// it went (Result.SendLateness), so that a run can tell whether the tail of
+// its latencies was the server's or the client's own (Result.ClientLimited).
+// A request's lateness is the time the system call that sends it was issued
+// (epoll: its write; io_uring: the io_uring_enter that submits its send),
+// less the time it could first have gone: its due time, or, when no
+// connection could take it then (each had Pipeline requests unanswered, or
+// was connecting), the time the loop gave it to the first connection to
+// free, taken when the loop learned of it (the wake-up that read the answer
+// or the completed connect). Requests written in one send each count their
+// own: the send's time less each one's own. A request sent again on a new
+// connection counts once, at its first send.
+//
+// So lateness counts the loop waking after the due time (the timer, the
+// host's scheduler, a thread that did not get a CPU or, in a Go program
+// sharing the loop's process, a P), the loop's work before the send
+// (handling other connections' events), the deliberate gather of the sends
+// due within 20 µs, and, with Pipeline above 1, a request waiting for its
+// connection's send in flight. It does not count the wait for a server to
+// answer and free a connection, a connect's handshake, the time from an
+// answer's arrival to the loop's handling it, nor anything after the system
+// call is issued: the kernel's work, room in the socket's buffer, the
+// network. (An io_uring submission queue that fills is submitted early, and
+// its sends are timed at the next enter: the queue is sized not to fill.)
+// Each request's latency, counted from its due time, includes its lateness.
 package loadgen
 
 import (
@@ -466,6 +494,9 @@ func (p *plan) merge() *Result {
 		Connect:        hdrhistogram.New(histMin, histMax, histSig),
 		Processing:     hdrhistogram.New(histMin, histMax, histSig),
 		Waiting:        hdrhistogram.New(histMin, histMax, histSig),
+	}
+	if cfg.Rate > 0 {
+		r.SendLateness = newHist()
 	}
 	if e := p.sh.abort.Load(); e != nil {
 		r.Aborted = *e

@@ -48,7 +48,11 @@ type request struct {
 	start   time.Duration // send, connection start or intended send
 	sent    time.Duration // when its bytes went to the engine
 	connect time.Duration // establishment of the connection it opened, or 0
-	tries   int32         // sends lost without a response
+	// ready, with a rate, is when the request could first go: its due
+	// time, or later when no connection could take it then (lateness.go);
+	// -1 once its first send was issued.
+	ready time.Duration
+	tries int32 // sends lost without a response
 }
 
 // conn is one connection and the requests it carries.
@@ -88,17 +92,20 @@ type loop struct {
 	s      *stats
 	done   atomic.Int64 // requests counted, for progress
 
-	pace      *pacer        // the schedule, with a rate; nil: closed loop
-	left      int           // requests not yet sent; -1: no limit
-	inflight  int           // requests sent (or to send) and not yet counted
-	check     time.Duration // next timeout scan
-	revive    []int32       // connections to open again after a failed connect
-	marks     bool          // set receive marks (lowat.go)
-	minResp   int64         // the smallest whole response seen, bytes
-	batchTime time.Duration // how long batches take, recently
-	unstallAt time.Duration // next check for a stalled mark
-	marked    int           // marks set, for tests
-	err       error         // the run's end: the target is not there, or the engine failed
+	pace      *pacer          // the schedule, with a rate; nil: closed loop
+	starved   bool            // with a rate, requests were due that no connection could take
+	freed     time.Duration   // when a connection last took a request after none could
+	pend      []time.Duration // ready times of sends given to the engine and not yet issued
+	left      int             // requests not yet sent; -1: no limit
+	inflight  int             // requests sent (or to send) and not yet counted
+	check     time.Duration   // next timeout scan
+	revive    []int32         // connections to open again after a failed connect
+	marks     bool            // set receive marks (lowat.go)
+	minResp   int64           // the smallest whole response seen, bytes
+	batchTime time.Duration   // how long batches take, recently
+	unstallAt time.Duration   // next check for a stalled mark
+	marked    int             // marks set, for tests
+	err       error           // the run's end: the target is not there, or the engine failed
 }
 
 func newLoop(cfg *Config, t *target, req []byte, sh *shared, conns, left int, pace *pacer, engine string) *loop {
@@ -109,7 +116,7 @@ func newLoop(cfg *Config, t *target, req []byte, sh *shared, conns, left int, pa
 		engine: engine,
 		req:    req,
 		conns:  make([]conn, conns),
-		s:      newStats(),
+		s:      newStats(pace != nil),
 		pace:   pace,
 		left:   left,
 	}
@@ -149,6 +156,8 @@ func (l *loop) run() error {
 	if l.cfg.Timeout > 0 {
 		l.check = now + l.cfg.Timeout/4
 	}
+	// No connection is open yet: the first requests wait for one.
+	l.starved = l.pace != nil
 	for i := range l.conns {
 		if l.left != 0 {
 			l.open(&l.conns[i], now)
@@ -166,6 +175,11 @@ func (l *loop) run() error {
 		}
 		l.tick(now)
 	}
+	if len(l.pend) > 0 {
+		// Sends queued in the last turn: the engine's shutdown submits
+		// them.
+		l.issue(l.now())
+	}
 	return l.err
 }
 
@@ -177,6 +191,9 @@ func (l *loop) tick(now time.Duration) {
 	}
 	if l.pace != nil {
 		l.dispatch(now)
+		// Due requests left over wait for a connection, not for the
+		// loop: their lateness counts from when one takes them.
+		l.starved = l.left != 0 && l.pace.due(now) > 0
 	}
 	if l.check > 0 && now >= l.check {
 		l.expire(now)
@@ -308,8 +325,14 @@ func (l *loop) established(c *conn, now time.Duration) {
 	gen := c.gen
 	if c.unsent > 0 {
 		// Requests carried over from a connection the server ended go
-		// again as they were; the connect is not theirs.
+		// again as they were; the connect is not theirs, nor is the wait
+		// for it their lateness.
 		c.connDur = 0
+		for i := len(c.q) - c.unsent; i < len(c.q); i++ {
+			if r := &c.q[i]; r.ready >= 0 {
+				r.ready = max(r.ready, now)
+			}
+		}
 		l.flush(c, now)
 	} else {
 		l.send(c, now)
@@ -372,6 +395,7 @@ func (l *loop) send(c *conn, now time.Duration) {
 		r := request{start: now}
 		if l.pace != nil {
 			r.start = l.pace.take()
+			r.ready = max(r.start, l.freed)
 		} else if i == 0 && c.served == 0 && c.connDur > 0 {
 			// The request that opened the connection: ab's Connect time.
 			r.start, r.connect = c.begin, c.connDur
@@ -393,6 +417,11 @@ func (l *loop) take(c *conn, now time.Duration) int {
 	k := l.cfg.Pipeline - c.inflight
 	if l.pace != nil {
 		k = min(k, l.pace.due(now))
+		if k > 0 && l.starved {
+			// The first connection free since the due requests found
+			// none: they could go from now.
+			l.freed = now
+		}
 	}
 	if l.left > 0 {
 		k = min(k, l.left)
@@ -411,7 +440,14 @@ func (l *loop) flush(c *conn, now time.Duration) {
 	n := c.unsent
 	c.unsent = 0
 	for i := len(c.q) - n; i < len(c.q); i++ {
-		c.q[i].sent = now
+		r := &c.q[i]
+		r.sent = now
+		if l.pace != nil && r.ready >= 0 {
+			// Its first send: its lateness is taken when the engine
+			// issues it (issue).
+			l.pend = append(l.pend, r.ready)
+			r.ready = -1
+		}
 	}
 	c.active = now
 	done, err := l.eng.send(c, l.batch[:n*len(l.req)])

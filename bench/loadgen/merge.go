@@ -5,6 +5,7 @@ package loadgen
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
@@ -76,6 +77,11 @@ func Merge(runs []*Result) (*Result, error) {
 		Processing: hdrhistogram.New(histMin, histMax, histSig),
 		Waiting:    hdrhistogram.New(histMin, histMax, histSig),
 	}
+	// The send lateness is merged only if every run has it: a share of
+	// the requests would tell the lateness of some hosts as all of it.
+	if !slices.ContainsFunc(runs, func(r *Result) bool { return r.SendLateness == nil }) {
+		m.SendLateness = newHist()
+	}
 	var end time.Time
 	for _, r := range runs {
 		if m.ServerSoftware == "" {
@@ -111,7 +117,11 @@ func Merge(runs []*Result) (*Result, error) {
 		}
 		for _, x := range [][2]*hdrhistogram.Histogram{
 			{m.Latency, r.Latency}, {m.Connect, r.Connect}, {m.Processing, r.Processing}, {m.Waiting, r.Waiting},
+			{m.SendLateness, r.SendLateness},
 		} {
+			if x[0] == nil {
+				continue
+			}
 			if dropped := x[0].Merge(x[1]); dropped != 0 {
 				return nil, fmt.Errorf("%d values out of loadgen's histogram range", dropped)
 			}

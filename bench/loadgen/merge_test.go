@@ -92,6 +92,37 @@ func TestMergeEqualsOneHistogram(t *testing.T) {
 	}
 }
 
+// Runs at a rate merge their send lateness bucket by bucket, through their
+// logs; if one run has none (a log from before loadgen measured it), the
+// merged run has none rather than some hosts' lateness as all of it.
+func TestMergeLateness(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(13, 14))
+	t0 := time.Date(2026, 5, 6, 7, 8, 9, 0, time.UTC)
+	var runs []*Result
+	sum := newHist()
+	for i := range 3 {
+		r := paced(rnd, synthetic(rnd, 1000*(i+1), t0.Add(time.Duration(i)*time.Millisecond), time.Second, nil), 5)
+		got, err := ReadLog(bytes.NewReader(writeLog(t, r)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs = append(runs, got)
+		sum.Merge(r.SendLateness)
+	}
+	m, err := Merge(runs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameHist(t, "merged send lateness", m.SendLateness, sum)
+	if n := m.SendLateness.TotalCount(); n != 6000+15 {
+		t.Errorf("merged send lateness holds %d, want 6015", n)
+	}
+	runs[1].SendLateness = nil
+	if m, err = Merge(runs); err != nil || m.SendLateness != nil {
+		t.Errorf("one run without send lateness: merged %v, %v", m.SendLateness, err)
+	}
+}
+
 // Runs of different tests, or one run twice, do not merge.
 func TestMergeable(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(9, 10))

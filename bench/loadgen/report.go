@@ -92,6 +92,7 @@ func writeReport(w io.Writer, r *Result, ms bool) error {
 			usTimes(&b, r)
 		}
 	}
+	lateness(&b, r, unit, scale)
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -163,6 +164,29 @@ func abTimes(b *strings.Builder, r *Result) {
 			p("  %d%%  %5d\n", q, ms(r.Latency.ValueAtQuantile(float64(q))))
 		}
 	}
+}
+
+// lateness writes, with a rate, the send lateness and whether the run was
+// client-limited (Result.ClientLimited).
+func lateness(b *strings.Builder, r *Result, unit string, scale float64) {
+	h := r.SendLateness
+	if h == nil || h.TotalCount() == 0 {
+		return
+	}
+	prec := 1 // lateness is often tens of µs
+	if unit == "ms" {
+		prec = 3
+	}
+	v := func(ns int64) string { return fmt.Sprintf("%.*f", prec, float64(ns)/scale) }
+	fmt.Fprintf(b, "\nSend lateness (%s): p50 %s, p99 %s, p99.9 %s, max %s\n", unit,
+		v(h.ValueAtQuantile(50)), v(h.ValueAtQuantile(99)), v(h.ValueAtQuantile(99.9)), v(h.Max()))
+	limited, bound := r.ClientLimited()
+	verdict, cmp := "no", "≤"
+	if limited {
+		verdict, cmp = "yes", ">"
+	}
+	fmt.Fprintf(b, "Client-limited:         %s (lateness p99.9 %s %s %s %s, the larger of 10%% of latency p99.9 and %v)\n",
+		verdict, v(h.ValueAtQuantile(99.9)), cmp, v(int64(bound)), unit, MinClientBound)
 }
 
 // us rounds nanoseconds to microseconds.

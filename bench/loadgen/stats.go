@@ -50,6 +50,12 @@ type Result struct {
 	// Total, Connect, Processing and Waiting times of complete requests, as
 	// in ab's Connection Times table.
 	Latency, Connect, Processing, Waiting *hdrhistogram.Histogram
+
+	// SendLateness, with a Rate, holds for each request sent how late its
+	// first send was issued (see the package doc's "Send lateness"); it
+	// counts every request sent, complete or not. nil without a rate, or
+	// from a log written before loadgen measured it.
+	SendLateness *hdrhistogram.Histogram
 }
 
 // RequestsPerSec is complete requests per second of Elapsed.
@@ -117,6 +123,7 @@ type stats struct {
 	// request opened it; waiting, from the send to the response's first byte;
 	// processing, total less connect.
 	total, connect, processing, waiting *hdrhistogram.Histogram
+	late                                *hdrhistogram.Histogram // send lateness, with a rate; else nil
 
 	status    [600]int64 // by status code; others in status[0]
 	complete  int64
@@ -130,14 +137,22 @@ type stats struct {
 	last      time.Duration // when the last request was counted, from the run's start
 }
 
-func newStats() *stats {
-	return &stats{
-		total:      hdrhistogram.New(histMin, histMax, histSig),
-		connect:    hdrhistogram.New(histMin, histMax, histSig),
-		processing: hdrhistogram.New(histMin, histMax, histSig),
-		waiting:    hdrhistogram.New(histMin, histMax, histSig),
+// newStats returns empty stats, with a send lateness histogram if paced.
+func newStats(paced bool) *stats {
+	s := &stats{
+		total:      newHist(),
+		connect:    newHist(),
+		processing: newHist(),
+		waiting:    newHist(),
 	}
+	if paced {
+		s.late = newHist()
+	}
+	return s
 }
+
+// newHist returns an empty histogram of loadgen's geometry.
+func newHist() *hdrhistogram.Histogram { return hdrhistogram.New(histMin, histMax, histSig) }
 
 // record adds one value, clamped into the histogram's range: a value is never
 // dropped, so every histogram counts every complete request.
@@ -156,6 +171,9 @@ func (r *Result) add(s *stats) {
 	r.Connect.Merge(s.connect)
 	r.Processing.Merge(s.processing)
 	r.Waiting.Merge(s.waiting)
+	if r.SendLateness != nil && s.late != nil {
+		r.SendLateness.Merge(s.late)
+	}
 	for code, n := range s.status {
 		if n != 0 {
 			r.Status[code] += n

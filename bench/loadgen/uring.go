@@ -217,6 +217,9 @@ func (u *uring) wait(d time.Duration, awaiting int) error {
 		want = min(want+u.quick, len(u.r.cqes))
 	}
 	u.quick = 0
+	if len(u.l.pend) > 0 {
+		u.l.issue(u.l.now()) // the sends queued are issued by this enter
+	}
 	if err := u.r.enter(want, g, d); err != nil && !errors.Is(err, unix.EAGAIN) && !errors.Is(err, unix.EBUSY) {
 		// EAGAIN and EBUSY: the kernel took nothing for now (short of
 		// memory, or its CQ overflowing); reap and submit again.
