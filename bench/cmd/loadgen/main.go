@@ -91,6 +91,14 @@ milliseconds and format, for scripts that read ab's report).
                           the connection, or with -rate the time the request was due.
   Percentage of the requests served within a certain time
                           percentiles of Total; 100% is the longest
+  Send lateness           with -rate, how late loadgen itself sent each request: when
+                          the system call that sent it was issued, less its due time,
+                          or less the time a connection freed when none could take it
+                          then (waiting for the server is not the client's lateness);
+                          not the kernel's time after the call
+  Client-limited          with -rate: yes when the send lateness p99.9 exceeds the
+                          larger of 10% of the latency p99.9 and 50 µs; such a run
+                          measured the client as much as the server
 
 Several hosts: when one host cannot load the server enough, run loadgen on
 several with the same -start-at and each its own -o FILE, gather the files,
@@ -100,8 +108,8 @@ loadgen resolves the host and prepares, waits until then, then connects. A
 time more than a second past is an error: this host's clock is out of sync,
 or it started late. -o writes an HdrHistogram interval log, which
 HdrHistogram's own tools read too: the untagged histogram is Total, in ns;
-Tag=connect, processing and waiting the others; a "#[loadgen: {...}]"
-comment holds the exact counts.
+Tag=connect, processing and waiting the others, and with -rate
+Tag=send_lateness; a "#[loadgen: {...}]" comment holds the exact counts.
 
 Exit status: 0 when every request got a complete 2xx response; 1 when any
 failed or got another status (the report still prints), when the run stopped

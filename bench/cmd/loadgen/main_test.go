@@ -130,6 +130,7 @@ func TestHelp(t *testing.T) {
 		"Keep-Alive requests", "Total transferred", "HTML transferred", "Requests per second",
 		"Time per request (mean)", "Time per request (mean, across all concurrent requests)",
 		"Transfer rate", "Connection Times", "Percentage of the requests served within a certain time",
+		"Send lateness", "Client-limited", "Tag=send_lateness",
 		"Exit status: 0 when every request got a complete 2xx response; 1 when any",
 		"-o FILE\n", "-start-at TIME\n", "loadgen merge FILE... prints one report of them all",
 		"the span from the earliest start to the latest end",
@@ -376,5 +377,42 @@ func TestUnitsMS(t *testing.T) {
 	}
 	if !regexp.MustCompile(`\nTotal:      +\d+ +\d+ +\d+\.\d +\d+ +\d+\n`).MatchString(stdout) {
 		t.Errorf("Total row not in ab's form:\n%s", stdout)
+	}
+}
+
+// With -rate the report, the JSON and the log carry loadgen's own send
+// lateness and the client-limited verdict; loadgen merge reads them back.
+func TestRateLateness(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("hello")) }))
+	defer srv.Close()
+	log := filepath.Join(t.TempDir(), "run.hlog")
+	code, stdout, stderr := runChild(t, "-q", "-k", "-c", "2", "-n", "200", "-rate", "2000", "-o", log, srv.URL+"/x")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	lateness := regexp.MustCompile(`\nSend lateness \(µs\): p50 [\d.]+, p99 [\d.]+, p99\.9 [\d.]+, max [\d.]+\nClient-limited:         (no|yes) \(lateness p99\.9 [\d.]+ [≤>] [\d.]+ µs, `)
+	if !lateness.MatchString(stdout) {
+		t.Errorf("report lacks the send lateness:\n%s", stdout)
+	}
+	code, stdout, stderr = runChild(t, "merge", log)
+	if code != 0 || !lateness.MatchString(stdout) {
+		t.Errorf("merge: exit %d, stderr %q, report lacks the send lateness:\n%s", code, stderr, stdout)
+	}
+
+	code, stdout, stderr = runChild(t, "-q", "-k", "-c", "2", "-n", "200", "-rate", "2000", "-json", srv.URL+"/x")
+	var j struct {
+		SendLateness  *struct{ P99_9, Max float64 } `json:"send_lateness_us"`
+		ClientLimited *bool                         `json:"client_limited"`
+		ClientBound   float64                       `json:"client_bound_us"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &j); code != 0 || err != nil {
+		t.Fatalf("exit %d, %v, stderr %q: %q", code, err, stderr, stdout)
+	}
+	if j.SendLateness == nil || j.SendLateness.Max <= 0 || j.ClientLimited == nil || j.ClientBound < 50 {
+		t.Errorf("JSON lacks the send lateness: %s", stdout)
+	}
+	code, stdout, _ = runChild(t, "-q", "-k", "-c", "2", "-n", "200", srv.URL+"/x")
+	if code != 0 || strings.Contains(stdout, "Send lateness") || strings.Contains(stdout, "Client-limited") {
+		t.Errorf("a closed loop reports send lateness:\n%s", stdout)
 	}
 }

@@ -23,6 +23,7 @@ run from several hosts at once, and prints them as one run, in the report
   Connection Times    and percentiles: of the hosts' histograms added bucket
                       by bucket, so each is that of one histogram holding every
                       request
+  Send lateness       likewise, when every log has it (-rate)
   Concurrency Level   the connections of all hosts; -rate, their sum
   Time taken for tests
                       from the earliest start to the latest end (start + time
