@@ -4,12 +4,14 @@ package loadgen
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
+	"golang.org/x/sys/unix"
 )
 
 // The client-limited rule on fixed numbers: the bound is the larger of 10 %
@@ -177,5 +179,43 @@ func TestLatenessReport(t *testing.T) {
 		if m["client_limited"] != limited || m["client_bound_us"] != float64(bound)/1e3 || bound < MinClientBound {
 			t.Errorf("client_limited %v, client_bound_us %v; want %v, %v", m["client_limited"], m["client_bound_us"], limited, float64(bound)/1e3)
 		}
+	}
+}
+
+// At a rate, an epoll loop sleeps until the next request is due, to the
+// µs (epoll_pwait2, no timer slack): in epoll_wait's whole milliseconds a
+// request every 500 µs went about 500 µs late on the median.
+func TestEpollOnTime(t *testing.T) {
+	s := newTestServer(t, nil)
+	r := run(t, EngineEpoll, Config{URL: s.url(), Requests: 1000, Concurrency: 4, KeepAlive: true, Rate: 2000, Loops: 1})
+	checkCounts(t, r, 1000)
+	if p := time.Duration(r.SendLateness.ValueAtQuantile(50)); p > 250*time.Microsecond {
+		t.Errorf("send lateness p50 %v, want 250µs or less", p)
+	}
+}
+
+// Where epoll_pwait2 is refused (Linux before 5.11, or a seccomp filter
+// that does not know it), the epoll loop waits in whole milliseconds
+// instead, and runs as before.
+func TestEpollPwait2Refused(t *testing.T) {
+	if !inChild(t, "LOADGEN_FORBID_PWAIT2") {
+		return
+	}
+	if err := forbid(unix.SYS_EPOLL_PWAIT2, unix.ENOSYS); err != nil {
+		t.Skipf("cannot install a seccomp filter: %v", err)
+	}
+	s := newTestServer(t, nil)
+	cfg := Config{URL: s.url(), Requests: 200, Concurrency: 4, KeepAlive: true, Rate: 2000, Engine: EngineEpoll, Loops: 1, Timeout: 5 * time.Second}
+	p, err := build(cfg.withDefaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	r := p.merge()
+	checkCounts(t, r, 200)
+	if r.Complete != 200 || !p.loops[0].eng.(*epoll).ms {
+		t.Errorf("complete %d, whole ms %v; want 200, true", r.Complete, p.loops[0].eng.(*epoll).ms)
 	}
 }
