@@ -155,7 +155,7 @@ func slowedRun(t *testing.T, engine string) (noise []string) {
 		rate  = 2000 // a request every 500 µs
 		n     = 2000 // 1 s
 		pause = 50 * time.Millisecond
-		conns = 16 // fewer than the 100 requests due in the pause: they must wait for a connection
+		conns = 32 // fewer than the 100 requests due in the pause: they must wait for a connection
 	)
 	// The pause starts as the server reads request 700, 350 ms in, so that
 	// request waits all of it.
@@ -171,9 +171,9 @@ func slowedRun(t *testing.T, engine string) (noise []string) {
 		t.Errorf("send lateness of %d requests, want %d", late.TotalCount(), n)
 	}
 	// What may delay an answer past the pause's end: the server's wake-up
-	// and the backlog's drain (a few ms on a loaded VM), and the client's
-	// own lateness, part of every latency.
-	slack := 5*time.Millisecond + time.Duration(late.Max())
+	// and the backlog's drain (up to 10 ms on a loaded VM), and the
+	// client's own lateness, part of every latency.
+	slack := 10*time.Millisecond + time.Duration(late.Max())
 	t.Logf("pause %v from %v into the run; latency max %v; send lateness p50 %v, p99 %v, p99.9 %v, max %v", d, s.from.Sub(r.Start),
 		time.Duration(h.Max()), time.Duration(late.ValueAtQuantile(50)), time.Duration(late.ValueAtQuantile(99)),
 		time.Duration(late.ValueAtQuantile(99.9)), time.Duration(late.Max()))
@@ -189,8 +189,9 @@ func slowedRun(t *testing.T, engine string) (noise []string) {
 	// is d - t and more. So the requests of latency x or more are those due
 	// in the pause's first d - x: rate × (d - x) of them, at least (less
 	// one for where the schedule's steps fall, one for the histogram's
-	// bucket at x), and at most rate × slack more.
-	for _, x := range []time.Duration{5 * time.Millisecond, pause / 2, pause - 5*time.Millisecond} {
+	// bucket at x), and at most rate × slack more. (Not below 10 ms: on a
+	// loaded VM, a few ms' stall of the server is common at any time.)
+	for _, x := range []time.Duration{pause / 5, pause / 2, pause - 5*time.Millisecond} {
 		want := rate * (d - x).Seconds()
 		got := float64(atLeast(h, x))
 		t.Logf("latency ≥ %v: %v requests, the schedule says %.1f", x, got, want)
@@ -201,9 +202,9 @@ func slowedRun(t *testing.T, engine string) (noise []string) {
 			noise = append(noise, fmt.Sprintf("%v requests of latency %v or more, over %.1f", got, x, up))
 		}
 	}
-	// Had the lateness counted the wait for a connection, the 84 requests
-	// due after the 16 connections were taken would be up to 42 ms late, a
-	// fifth of them more than 10 ms: p99 would be.
+	// Had the lateness counted the wait for a connection, the 68 requests
+	// due after the 32 connections were taken would be up to 34 ms late,
+	// 48 of them more than 10 ms: p99 would be.
 	if p := time.Duration(late.ValueAtQuantile(99)); p >= pause/5 {
 		noise = append(noise, fmt.Sprintf("send lateness p99 %v, not under %v: the server's pause counted as the client's, or the client stalled", p, pause/5))
 	}
