@@ -47,7 +47,7 @@ func BenchmarkCeiling(b *testing.B) {
 	for _, mode := range modes(b) {
 		for _, name := range names {
 			b.Run(name+"/"+string(mode), func(b *testing.B) {
-				ceiling(b, cfg, client, name, Load{Mode: mode, Connections: *flagConns})
+				ceiling(b, cfg, client, name, Work{}, Load{Mode: mode, Connections: *flagConns})
 			})
 		}
 	}
@@ -131,7 +131,7 @@ func BenchmarkScale(b *testing.B) {
 			b.Run(name+"/cores="+strconv.Itoa(k), func(b *testing.B) {
 				c := cfg
 				c.ServerCPUs, c.Procs = cpuList(cpus[:k]), k
-				ceiling(b, c, client, name, Load{Mode: KeepAlive, Connections: *flagConns})
+				ceiling(b, c, client, name, Work{}, Load{Mode: KeepAlive, Connections: *flagConns})
 			})
 		}
 	}
@@ -162,7 +162,12 @@ func counts(b *testing.B, name, list string) []int {
 // start starts the named server for b and stops it when b ends; a server
 // that is not installed skips b.
 func start(b *testing.B, cfg Config, name string) *Server {
-	s, err := cfg.Start(name, "")
+	return startWith(b, cfg, name, Work{})
+}
+
+// startWith is start with handler work.
+func startWith(b *testing.B, cfg Config, name string, w Work) *Server {
+	s, err := cfg.StartWith(name, "", w)
 	if errors.Is(err, ErrMissing) {
 		b.Skip(err)
 	}
@@ -195,8 +200,8 @@ func setup(b *testing.B) (Config, Client) {
 // ceiling measures one ceiling run, raising the connections until the
 // server is saturated (Saturate); a run that never saturates it is
 // reported with saturated=0: it is then no ceiling.
-func ceiling(b *testing.B, cfg Config, client Client, name string, l Load) {
-	s, l, err := prepare(b, cfg, client, name, l)
+func ceiling(b *testing.B, cfg Config, client Client, name string, w Work, l Load) {
+	s, l, err := prepare(b, cfg, client, name, w, l)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -221,10 +226,10 @@ func ceiling(b *testing.B, cfg Config, client Client, name string, l Load) {
 // before a -benchtime count (with -for, the one run is the measured one).
 func measured(b *testing.B) bool { return b.N > 1 || *flagFor > 0 }
 
-// prepare starts the server and warms it up, and returns the load to measure
+// prepare starts the server (with handler work w) and warms it up, and returns the load to measure
 // it with: b.N requests, or -for a duration.
-func prepare(b *testing.B, cfg Config, client Client, name string, l Load) (*Server, Load, error) {
-	s := start(b, cfg, name)
+func prepare(b *testing.B, cfg Config, client Client, name string, w Work, l Load) (*Server, Load, error) {
+	s := startWith(b, cfg, name, w)
 	l.URL = s.URL()
 	if measured(b) && *flagWarmup > 0 {
 		w := l
@@ -243,7 +248,7 @@ func prepare(b *testing.B, cfg Config, client Client, name string, l Load) (*Ser
 // measure starts the server, warms it up and measures one run into b's
 // figures, or returns why it could not.
 func measure(b *testing.B, cfg Config, client Client, name string, l Load) error {
-	s, l, err := prepare(b, cfg, client, name, l)
+	s, l, err := prepare(b, cfg, client, name, Work{}, l)
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
@@ -84,6 +85,22 @@ func IntervalName(n int) string {
 type Figure struct {
 	Spread
 	Rounds []float64 `json:"rounds"`
+}
+
+// UnmarshalJSON reads a figure; one written before the interval was
+// recorded (no ci_level) gets its spread again from its rounds, so that
+// an old results file shows its interval rather than zeros.
+func (f *Figure) UnmarshalJSON(b []byte) error {
+	type plain Figure
+	var p plain
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	*f = Figure(p)
+	if f.Level == 0 && len(f.Rounds) > 0 && !slices.ContainsFunc(f.Rounds, math.IsNaN) {
+		*f = FigureOf(f.Rounds)
+	}
+	return nil
 }
 
 // FigureOf returns the figure of the rounds v.

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"encoding/json"
 	"math"
 	"slices"
 	"testing"
@@ -90,5 +91,24 @@ func TestRatioSkipsNaN(t *testing.T) {
 	r := Ratio(a, b)
 	if r.N != 2 || !slices.Equal(r.Rounds, []float64{2, 2}) {
 		t.Errorf("Ratio = %v over %d rounds; want [2 2]", r.Rounds, r.N)
+	}
+}
+
+// TestFigureFromOldFile: a figure saved before intervals were recorded
+// reads back with its interval computed from its rounds.
+func TestFigureFromOldFile(t *testing.T) {
+	var f Figure
+	if err := json.Unmarshal([]byte(`{"median": 3, "min": 1, "max": 5, "n": 5, "rounds": [5, 1, 3, 2, 4]}`), &f); err != nil {
+		t.Fatal(err)
+	}
+	if f.Lo != 1 || f.Hi != 5 || f.Median != 3 || f.Level == 0 {
+		t.Errorf("read %+v, want the range 1–5 around 3 at its level", f.Spread)
+	}
+	var g Figure
+	if err := json.Unmarshal([]byte(`{"median": 3, "min": 1, "max": 5, "n": 5, "ci_lo": 2, "ci_hi": 4, "ci_level": 0.9, "rounds": [5, 1, 3, 2, 4]}`), &g); err != nil {
+		t.Fatal(err)
+	}
+	if g.Lo != 2 || g.Hi != 4 {
+		t.Errorf("a recorded interval was replaced: %+v", g.Spread)
 	}
 }

@@ -18,6 +18,7 @@ import (
 
 	"hellobench/internal/proc"
 	"hellobench/internal/targets"
+	"hellobench/page"
 )
 
 // Config says where things are and how to place them on the CPUs.
@@ -129,18 +130,42 @@ const BareSuffix = "/bare"
 // ratio to the first is the run's noise.
 const TwinSuffix = "/aa"
 
+// InlineSuffix, after a target's name, starts it with its handler's wait
+// on its event loop ("gnet/inline"): the naive form, which blocks the loop.
+const InlineSuffix = "/inline"
+
+// Work is the handler work a server is started with (-work-cpu and
+// -work-wait); the zero Work is none.
+type Work = page.Work
+
 // Start starts the named target pinned to c.ServerCPUs with GOMAXPROCS
 // c.Procs on addr (a free loopback port when empty) and waits until it
 // serves. The error names the target and carries its output when it exits
 // or never serves.
 func (c Config) Start(name, addr string) (*Server, error) {
-	base, _ := strings.CutSuffix(name, TwinSuffix)
-	base, bare := strings.CutSuffix(base, BareSuffix)
-	t, err := targets.Lookup(base)
+	return c.StartWith(name, addr, Work{})
+}
+
+// lookup returns the table's row for a target's base name.
+func lookup(name string) (targets.Target, error) {
+	t, err := targets.Lookup(name)
 	if err != nil {
-		return nil, fmt.Errorf("bench: %v", err)
+		return t, fmt.Errorf("bench: %v", err)
 	}
-	env := targets.Env{Root: c.Root, Addr: addr, CPUs: c.ServerCPUs, Procs: c.Procs, StartTimeout: c.StartTimeout, Bare: bare}
+	return t, nil
+}
+
+// StartWith is Start with the handler doing w before it answers.
+func (c Config) StartWith(name, addr string, w Work) (*Server, error) {
+	base, _ := strings.CutSuffix(name, TwinSuffix)
+	base, inline := strings.CutSuffix(base, InlineSuffix)
+	base, bare := strings.CutSuffix(base, BareSuffix)
+	t, err := lookup(base)
+	if err != nil {
+		return nil, err
+	}
+	env := targets.Env{Root: c.Root, Addr: addr, CPUs: c.ServerCPUs, Procs: c.Procs, StartTimeout: c.StartTimeout, Bare: bare,
+		Work: w, WaitInline: inline}
 	if t.Package != "" {
 		if _, err := c.Binary(base); err != nil {
 			return nil, err

@@ -22,6 +22,7 @@ var documents = []document{
 		"ceilings": readmeCeilings,
 		"pick":     pickShort,
 		"clients":  clientsTable,
+		"work":     readmeWork,
 	}},
 	{"bench/COSTS.md", map[string]func(Report) string{
 		"conditions":      conditions,
@@ -37,8 +38,11 @@ var documents = []document{
 // beginMarker opens section name, saying which run writes it.
 func beginMarker(name string) string {
 	from := "make bench writes it from results/results.json"
-	if name == "clients" {
+	switch name {
+	case "clients":
 		from = "make compare-clients writes it from results/clients.json"
+	case "work":
+		from = "make bench-work writes it from results/results.json"
 	}
 	return "<!-- begin generated: " + name + " (" + from + ") -->\n"
 }
@@ -95,12 +99,15 @@ func source(rep Report, section string) string {
 	if !ok {
 		return ""
 	}
-	unit := "round"
-	if section == "ceilings" {
+	unit, run := "round", "make bench"
+	switch section {
+	case "ceilings":
 		unit = "block"
+	case "work":
+		unit, run = "block", "make bench-work"
 	}
-	return fmt.Sprintf("_`make bench`, %s, %s on %s; each cell is %s, a difference or ratio taken %s by %s._",
-		s.Date, plural(s.Rounds, unit), rep.Machine.CPU, interval(s.Rounds), unit, unit)
+	return fmt.Sprintf("_`%s`, %s, %s on %s; each cell is %s, a difference or ratio taken %s by %s._",
+		run, s.Date, plural(s.Rounds, unit), rep.Machine.CPU, interval(s.Rounds), unit, unit)
 }
 
 // conditions is the machine and the calibration of the run.

@@ -4,13 +4,14 @@
 //
 // Usage:
 //
-//	report [-run] [-sweep] [-quick] [-blocks 20] [-sweep-rounds 3] [-n 200000] [-out results] [-docs]
+//	report [-run] [-sweep] [-work] [-quick] [-blocks 20] [-work-blocks 6] [-sweep-rounds 3] [-n 200000] [-out results] [-docs]
 //
 // With -run it runs the in-memory benchmarks of every server package,
 // -rounds times, and the ceiling benchmarks in -blocks blocks (each block
 // runs every target once, in an order that changes from block to block),
 // into bench.txt; with -sweep the concurrency sweep and the idle
-// connections, -sweep-rounds times in turn, into sweep.txt. Without
+// connections, -sweep-rounds times in turn, into sweep.txt; with -work the
+// handler-work benchmarks in -work-blocks blocks, into work.txt. Without
 // them it renders what those files hold. Both files are standard `go test
 // -bench` output, with the date and conditions of the run in comment lines:
 // benchstat compares two of them.
@@ -25,6 +26,7 @@ import (
 	"log"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -52,6 +54,8 @@ func main() {
 	run := flag.Bool("run", false, "run the in-memory and ceiling benchmarks into bench.txt first")
 	sweep := flag.Bool("sweep", false, "run the concurrency sweep and the idle connections into sweep.txt first")
 	scaleRun := flag.Bool("scale", false, "run the ceilings on several core counts into scale.txt first (SERVER_CPUS, CLIENT_CPUS)")
+	workRun := flag.Bool("work", false, "run the handler-work benchmarks (CPU work at the ceiling, waits at Little's-law connections) into work.txt first")
+	workBlocks := flag.Int("work-blocks", 6, "with -work: blocks, each running every server at every level of work once, in its own order")
 	cores := flag.String("cores", "1,2", "with -scale: the core counts")
 	quick := flag.Bool("quick", false, "with -run: a smoke run of about a minute (keep-alive only, short runs, one round)")
 	rounds := flag.Int("rounds", 5, "rounds of the in-memory benchmarks and bench-scale, taken as medians with their range")
@@ -70,8 +74,8 @@ func main() {
 	if flag.NArg() > 0 {
 		log.Fatalf("unexpected arguments %q", flag.Args())
 	}
-	if *rounds < 1 || *sweepRounds < 1 || *n < 1 || *sweepN < 1 || *blocks < 1 || *each <= 0 {
-		log.Fatal("-rounds, -sweep-rounds, -blocks, -for, -n and -sweep-n must be positive")
+	if *rounds < 1 || *sweepRounds < 1 || *n < 1 || *sweepN < 1 || *blocks < 1 || *workBlocks < 1 || *each <= 0 {
+		log.Fatal("-rounds, -sweep-rounds, -blocks, -work-blocks, -for, -n and -sweep-n must be positive")
 	}
 	if *docs && *quick {
 		log.Fatal("-docs takes a full run's figures, not -quick's")
@@ -95,7 +99,7 @@ func main() {
 	// keep no partial output.
 	proc.Handle("report", 5*time.Second, removePartial)
 	var forced string
-	if *run || *sweep || *scaleRun {
+	if *run || *sweep || *scaleRun || *workRun {
 		cfg, err := bench.DefaultConfig()
 		if err != nil {
 			log.Fatal(err)
@@ -110,6 +114,7 @@ func main() {
 	benchFile := filepath.Join(*out, "bench.txt")
 	sweepFile := filepath.Join(*out, "sweep.txt")
 	scaleFile := filepath.Join(*out, "scale.txt")
+	workFile := filepath.Join(*out, "work.txt")
 	if *run {
 		if err := runAll(root, benchFile, *quick, forced, blockCount(*quick, *blocks), ceilingCommands(*quick, *rounds, *blocks, *each)); err != nil {
 			fatal(err)
@@ -126,10 +131,16 @@ func main() {
 		}
 	}
 
+	if *workRun {
+		if err := runAll(root, workFile, *quick, forced, blockCount(*quick, *workBlocks), workCommands(*quick, *workBlocks, *each)); err != nil {
+			fatal(err)
+		}
+	}
+
 	all := map[string]samples{}
 	why := map[string]string{}
 	sections := map[string]Section{}
-	for name, f := range map[string]string{"ceilings": benchFile, "sweep": sweepFile, "scale": scaleFile} {
+	for name, f := range map[string]string{"ceilings": benchFile, "sweep": sweepFile, "scale": scaleFile, "work": workFile} {
 		sec, ok, err := readBench(f, all, why)
 		if err != nil {
 			log.Fatal(err)
@@ -139,7 +150,7 @@ func main() {
 		}
 	}
 	if len(all) == 0 {
-		log.Fatalf("no benchmark results in %s, %s or %s: run with -run, -sweep or -scale", benchFile, sweepFile, scaleFile)
+		log.Fatalf("no benchmark results in %s, %s, %s or %s: run with -run, -sweep, -scale or -work", benchFile, sweepFile, scaleFile, workFile)
 	}
 	rep := build(all, why, sections, conns)
 	if rep.Clients, err = readClients(filepath.Join(*out, "clients.json")); err != nil {
@@ -176,6 +187,25 @@ func ceilingCommands(quick bool, rounds, blocks int, each time.Duration) [][]str
 	cmds := [][]string{goTest("-bench", ".", "-benchmem", "-cpu", "1", "-count", fmt.Sprint(rounds), "./servers/...")}
 	for k := range blocks {
 		cmds = append(cmds, goTest("-bench", "Ceiling", "-benchtime", "1x", "-timeout", "0", "./bench", "-args", "-for", each.String(), "-block", fmt.Sprint(k)))
+	}
+	return cmds
+}
+
+// workCommands are bench-work's blocks: each runs every server at every
+// level of CPU work, then at every wait, in the block's order.
+func workCommands(quick bool, blocks int, each time.Duration) [][]string {
+	work, wait := []string{"-for", each.String()}, []string(nil)
+	if quick {
+		blocks = 1
+		work = []string{"-for", "200ms", "-warmup", "2000", "-work-cpu", "0,20us"}
+		wait = []string{"-wait", "10ms", "-wait-for", "400ms"}
+	}
+	var cmds [][]string
+	for k := range blocks {
+		block := []string{"-timeout", "0", "./bench", "-args", "-block", fmt.Sprint(k)}
+		cmds = append(cmds,
+			goTest(slices.Concat([]string{"-bench", "^BenchmarkWork$", "-benchtime", "1x"}, block, work)...),
+			goTest(slices.Concat([]string{"-bench", "^BenchmarkWait$", "-benchtime", "1x"}, block, wait)...))
 	}
 	return cmds
 }

@@ -58,6 +58,13 @@ type Point struct {
 	CPUVsFloor *Figure `json:"cpu_vs_floor,omitempty"`
 	// Label says what bounded a run whose server was not saturated.
 	Label string `json:"label,omitempty"`
+	// WorkCPU is the CPU the handler burned per request in bench-work's
+	// ceilings (µs), Wait what it waited in bench-work's waits (ms), and
+	// Little the req/s of a wait point as a share of Little's limit
+	// (connections over the wait), in percent.
+	WorkCPU float64 `json:"work_cpu_us,omitempty"`
+	Wait    float64 `json:"wait_ms,omitempty"`
+	Little  *Figure `json:"little_pct,omitempty"`
 	// Coarse says the CPU was read in clock ticks, not nanoseconds.
 	Coarse bool `json:"-"`
 	// FellOver counts the rounds in which the server failed requests, and
@@ -153,6 +160,10 @@ type Report struct {
 	Scale []Point `json:"scale,omitempty"`
 	// Shared says the scale run's server and client shared CPUs.
 	Shared bool `json:"scale_shared_cpus,omitempty"`
+	// Work is bench-work's keep-alive ceilings with handler CPU work, and
+	// Wait its runs with handler waits at Little's-law connections.
+	Work []Point `json:"work,omitempty"`
+	Wait []Point `json:"wait,omitempty"`
 	// Clients is make compare-clients' run, when there is one.
 	Clients *bench.ClientsRun `json:"-"`
 }
@@ -240,7 +251,7 @@ func ceilingPoint(server, mode string, conns int, s samples) Point {
 func build(all map[string]samples, why map[string]string, sections map[string]Section, conns int) Report {
 	rep := Report{Sections: sections}
 	// The machine the figures come from: the ceilings', else the sweep's.
-	for _, name := range []string{"sweep", "ceilings"} {
+	for _, name := range []string{"work", "sweep", "ceilings"} {
 		if s, ok := sections[name]; ok && s.Machine.CPU != "" {
 			rep.Machine = s.Machine
 		}
@@ -278,6 +289,15 @@ func build(all map[string]samples, why map[string]string, sections map[string]Se
 				p.Label = label(conns, p.Busy.Median/float64(k), p.ClientBusy.Median)
 				rep.Scale = append(rep.Scale, p)
 			}
+		case strings.HasPrefix(key, "hellobench/bench/BenchmarkWork/"):
+			if p, ok := workPoint(strings.TrimPrefix(key, "hellobench/bench/BenchmarkWork/"), s, conns); ok {
+				p.Coarse = coarse(sections["work"])
+				rep.Work = append(rep.Work, p)
+			}
+		case strings.HasPrefix(key, "hellobench/bench/BenchmarkWait/"):
+			if p, ok := waitPoint(strings.TrimPrefix(key, "hellobench/bench/BenchmarkWait/"), s); ok {
+				rep.Wait = append(rep.Wait, p)
+			}
 		case strings.HasPrefix(key, "hellobench/bench/BenchmarkIdle/"):
 			server, c, ok := strings.Cut(strings.TrimPrefix(key, "hellobench/bench/BenchmarkIdle/"), "/c=")
 			if n, err := strconv.Atoi(c); ok && err == nil {
@@ -297,6 +317,7 @@ func build(all map[string]samples, why map[string]string, sections map[string]Se
 		}
 		return a.Cores < b.Cores
 	})
+	sortWork(rep.Work, rep.Wait)
 	rep.Shared = sections["scale"].Shared
 	sort.Slice(rep.InMemory, func(i, j int) bool {
 		a, b := rep.InMemory[i], rep.InMemory[j]

@@ -184,6 +184,32 @@ type chartPanel struct {
 	val    func(Point) Figure   // the plotted figure
 	tick   func(float64) string // labels a y tick
 	tip    func(float64) string // formats a value in a point's tooltip
+	// x places a point on the log x axis, xtick labels an x tick, xtitle
+	// names the axis and at says where a point is, for its tooltip; nil
+	// or "": the connections.
+	x      func(Point) float64
+	xtick  func(float64) string
+	xtitle string
+	at     func(Point) string
+}
+
+// xOf is where pt goes on p's x axis.
+func (p chartPanel) xOf(pt Point) float64 {
+	if p.x != nil {
+		return p.x(pt)
+	}
+	return float64(pt.Conns)
+}
+
+// atOf says where pt is, for a tooltip: "5 000 connections".
+func (p chartPanel) atOf(pt Point) string {
+	if p.at != nil {
+		return p.at(pt)
+	}
+	if pt.Conns == 1 {
+		return "1 connection"
+	}
+	return fmt.Sprintf("%d connections", pt.Conns)
 }
 
 // sweepPanel draws p from top, one line per server through its medians,
@@ -193,18 +219,18 @@ func (s *svg) sweepPanel(ps []Point, p chartPanel, top float64) float64 {
 		s.text(plotL, top-8, bold, p.title)
 	}
 	bottom := top + panelH
-	var conns []int
+	var xt []float64
 	var vals []float64
 	for _, pt := range ps {
-		if !slices.Contains(conns, pt.Conns) {
-			conns = append(conns, pt.Conns)
+		if x := p.xOf(pt); !slices.Contains(xt, x) {
+			xt = append(xt, x)
 		}
 		if f := p.val(pt); f.N > 0 {
 			vals = append(vals, f.Lo, f.Median, f.Hi)
 		}
 	}
-	slices.Sort(conns)
-	lo, hi := float64(conns[0]), float64(conns[len(conns)-1])
+	slices.Sort(xt)
+	lo, hi := xt[0], xt[len(xt)-1]
 	if lo == hi {
 		lo, hi = lo/3, hi*3
 	}
@@ -216,15 +242,15 @@ func (s *svg) sweepPanel(ps []Point, p chartPanel, top float64) float64 {
 		ticks = linTicks(slices.Max(append(vals, 0)))
 	}
 	ys := axis{lo: ticks[0], hi: ticks[len(ticks)-1], from: bottom, to: top, log: p.log}
-	xt := make([]float64, len(conns))
-	for i, c := range conns {
-		xt[i] = float64(c)
+	xtick, xtitle := countTick, "connections (log scale)"
+	if p.xtick != nil {
+		xtick, xtitle = p.xtick, p.xtitle
 	}
-	s.xGrid(xs, xt, countTick, top, bottom)
+	s.xGrid(xs, xt, xtick, top, bottom)
 	s.yGrid(ys, ticks, p.tick, plotL, lineR)
 	s.add(`<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="none" stroke="#999999"/>`, plotL, top, lineR-plotL, panelH)
 	s.text(plotL-58, (top+bottom)/2, anchorMid+fmt.Sprintf(` transform="rotate(-90 %.1f %.1f)"`, plotL-58, (top+bottom)/2), p.ytitle)
-	s.text((plotL+lineR)/2, bottom+34, anchorMid, "connections (log scale)")
+	s.text((plotL+lineR)/2, bottom+34, anchorMid, xtitle)
 	s.lines(ps, p, xs, ys)
 	return bottom + 42
 }
@@ -241,23 +267,20 @@ func (s *svg) lines(ps []Point, p chartPanel, xs, ys axis) {
 	}
 	for _, server := range byRank(slices.Sorted(maps.Keys(by)), func(n string) string { return n }) {
 		i := rank(server)
-		pts := slices.SortedFunc(slices.Values(by[server]), func(a, b Point) int { return a.Conns - b.Conns })
+		pts := slices.SortedFunc(slices.Values(by[server]), func(a, b Point) int { return cmp.Compare(p.xOf(a), p.xOf(b)) })
 		dx := (float64(i) - float64(len(order())-1)/2) * 2
 		var line []string
 		for _, pt := range pts {
-			line = append(line, fmt.Sprintf("%.1f,%.1f", xs.at(float64(pt.Conns))+dx, ys.at(p.val(pt).Median)))
+			line = append(line, fmt.Sprintf("%.1f,%.1f", xs.at(p.xOf(pt))+dx, ys.at(p.val(pt).Median)))
 		}
 		s.add(`<polyline points="%s" fill="none" stroke="%s" stroke-width="1.5"/>`, strings.Join(line, " "), colour(i))
 		for _, pt := range pts {
-			f, x := p.val(pt), xs.at(float64(pt.Conns))+dx
+			f, x := p.val(pt), xs.at(p.xOf(pt))+dx
 			if f.N > 1 && f.Hi > f.Lo {
 				s.add(`<path d="M%.1f %.1fV%.1fM%.1f %.1fh6M%.1f %.1fh6" stroke="%s" fill="none"/>`,
 					x, ys.at(f.Lo), ys.at(f.Hi), x-3, ys.at(f.Lo), x-3, ys.at(f.Hi), colour(i))
 			}
-			tip := fmt.Sprintf("%s, %d connections: %s", pt.Server, pt.Conns, p.tip(f.Median))
-			if pt.Conns == 1 {
-				tip = strings.Replace(tip, "connections", "connection", 1)
-			}
+			tip := fmt.Sprintf("%s, %s: %s", pt.Server, p.atOf(pt), p.tip(f.Median))
 			if pt.Label != "" {
 				tip += " (" + pt.Label + ")"
 			}

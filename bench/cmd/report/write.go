@@ -24,6 +24,7 @@ func write(dir string, rep Report) error {
 		"sweep.svg":    sweepSVG(rep),
 		"cpu.svg":      cpuSVG(rep),
 		"memory.svg":   memorySVG(rep),
+		"work.svg":     workSVG(rep),
 	}
 	for name, text := range files {
 		path := filepath.Join(dir, name)
@@ -72,9 +73,10 @@ func markdown(rep Report) string {
 	section(&b, rep, "sweep", "How cost grows with connections (keep-alive)", sweepSection)
 	section(&b, rep, "sweep", "Idle connections: memory and CPU", idleSection)
 	section(&b, rep, "scale", "More cores (make bench-scale)", scaleSection)
+	section(&b, rep, "work", "When the stack matters (make bench-work)", workSection)
 	b.WriteString("## Commands\n\nRun from the repository root; `make bench` runs them through `bin/report -run -sweep -docs`. " +
-		"The raw output is in bench.txt and sweep.txt; `benchstat old.txt new.txt` compares two runs.\n\n```\n")
-	for _, name := range []string{"ceilings", "sweep", "scale"} {
+		"The raw output is in bench.txt, sweep.txt, scale.txt and work.txt; `benchstat old.txt new.txt` compares two runs.\n\n```\n")
+	for _, name := range []string{"ceilings", "sweep", "scale", "work"} {
 		for _, c := range rep.Sections[name].Commands {
 			b.WriteString(c + "\n")
 		}

@@ -1,0 +1,429 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// make bench-work: the ceilings with the handler burning CPU, and the
+// runs with the handler waiting, at Little's-law connections.
+
+// baseline is the stack every other is set against in bench-work: the
+// standard library's server, where most Go services start.
+const baseline = "nethttp"
+
+// matters is the advantage over the baseline under which the choice of
+// stack is taken to stop mattering: 10 % of CPU per request.
+const matters = 0.10
+
+// A waiting server should reach littleTarget % of Little's limit unless
+// its core is the limit: saturatedBusy % busy or more.
+const (
+	littleTarget  = 80.0
+	saturatedBusy = 97.0
+)
+
+// workPoint reads a BenchmarkWork name, "server/cpu=20us".
+func workPoint(name string, s samples, conns int) (Point, bool) {
+	i := strings.LastIndex(name, "/cpu=")
+	if i < 0 {
+		return Point{}, false
+	}
+	us, err := strconv.ParseFloat(strings.TrimSuffix(name[i+len("/cpu="):], "us"), 64)
+	if err != nil {
+		return Point{}, false
+	}
+	p := ceilingPoint(name[:i], "keepalive", conns, s)
+	p.WorkCPU = us
+	return p, true
+}
+
+// waitPoint reads a BenchmarkWait name, "server/wait=10ms/c=200".
+func waitPoint(name string, s samples) (Point, bool) {
+	rest, c, ok := cutLast(name, "/c=")
+	n, err := strconv.Atoi(c)
+	if !ok || err != nil {
+		return Point{}, false
+	}
+	server, w, ok := cutLast(rest, "/wait=")
+	ms, err := strconv.ParseFloat(strings.TrimSuffix(w, "ms"), 64)
+	if !ok || err != nil {
+		return Point{}, false
+	}
+	p := point(server, "keepalive", n, s)
+	p.Wait = ms
+	l := s.figure("little-%")
+	p.Little = &l
+	p.Label = "" // a waiting server is idle by design: not a ceiling to label
+	return p, true
+}
+
+func cutLast(s, sep string) (before, after string, ok bool) {
+	i := strings.LastIndex(s, sep)
+	if i < 0 {
+		return s, "", false
+	}
+	return s[:i], s[i+len(sep):], true
+}
+
+// sortWork puts bench-work's points in table order, then by work or wait.
+func sortWork(work, wait []Point) {
+	sort.Slice(work, func(i, j int) bool {
+		a, b := work[i], work[j]
+		if a.Server != b.Server {
+			return workRank(a.Server) < workRank(b.Server)
+		}
+		return a.WorkCPU < b.WorkCPU
+	})
+	sort.Slice(wait, func(i, j int) bool {
+		a, b := wait[i], wait[j]
+		if a.Wait != b.Wait {
+			return a.Wait < b.Wait
+		}
+		if a.Server != b.Server {
+			return workRank(a.Server) < workRank(b.Server)
+		}
+		return a.Server < b.Server
+	})
+}
+
+// workRank orders a server and its inline form ("gnet/inline") after it.
+func workRank(s string) int {
+	base, _, _ := strings.Cut(s, "/")
+	return 2*rank(base) + map[bool]int{true: 1}[base != s]
+}
+
+// levels returns the handler CPU work levels measured, in µs, ascending.
+func levels(ps []Point) []float64 {
+	var ls []float64
+	for _, p := range ps {
+		if !slices.Contains(ls, p.WorkCPU) {
+			ls = append(ls, p.WorkCPU)
+		}
+	}
+	slices.Sort(ls)
+	return ls
+}
+
+// workServers returns the servers of ps in table order.
+func workServers(ps []Point) []string {
+	var names []string
+	for _, p := range ps {
+		if !slices.Contains(names, p.Server) {
+			names = append(names, p.Server)
+		}
+	}
+	sort.SliceStable(names, func(i, j int) bool { return workRank(names[i]) < workRank(names[j]) })
+	return names
+}
+
+// at returns server's bench-work ceiling at work us.
+func at(ps []Point, server string, us float64) (Point, bool) {
+	for _, p := range ps {
+		if p.Server == server && p.WorkCPU == us {
+			return p, true
+		}
+	}
+	return Point{}, false
+}
+
+// workLabel writes a level of handler CPU work: "none", "20 µs".
+func workLabel(us float64) string {
+	if us == 0 {
+		return "none"
+	}
+	return num(us, 0) + " µs"
+}
+
+// vsBaseline is server's CPU per request over the baseline's at work us,
+// block by block.
+func vsBaseline(ps []Point, server string, us float64) (Figure, bool) {
+	p, ok := at(ps, server, us)
+	n, okN := at(ps, baseline, us)
+	if !ok || !okN {
+		return Figure{}, false
+	}
+	r := blockRatio(p, n)
+	return r, r.N > 0
+}
+
+// added is what the handler's work added to server's CPU per request at
+// work us, block by block against no work.
+func added(ps []Point, server string, us float64) (Figure, bool) {
+	p, ok := at(ps, server, us)
+	z, okZ := at(ps, server, 0)
+	if !ok || !okZ {
+		return Figure{}, false
+	}
+	d := diff(blockCPU(p), blockCPU(z))
+	return d, d.N > 0
+}
+
+// calibration says whether the work added what it should at us: within
+// ±10 % of us, by the median.
+func calibration(d Figure, us float64) string {
+	if d.N == 0 {
+		return "–"
+	}
+	share := d.Median / us
+	verdict := "within ±10 %"
+	if math.Abs(share-1) > 0.10 {
+		verdict = "**off by more than 10 %**"
+	}
+	return fmt.Sprintf("%s µs (%.0f %%), %s", spread(d, 1), 100*share, verdict)
+}
+
+// crossover says, for server, at which measured work its advantage over
+// the baseline (1 - its CPU per request over the baseline's) is under
+// matters, and where the zero-work costs alone put that point: with work
+// D added to both, (b - a) / (b + D) < matters once D > (b - a)/matters - b.
+func crossover(ps []Point, server string) string {
+	ls := levels(ps)
+	r0, ok := vsBaseline(ps, server, 0)
+	if !ok {
+		return "–"
+	}
+	if 1-r0.Median < matters {
+		return fmt.Sprintf("no advantage to lose: it costs %s of %s's CPU per request with no work", versus(&r0), baseline)
+	}
+	measured := fmt.Sprintf("still over %.0f %% at %s", 100*matters, workLabel(ls[len(ls)-1]))
+	for _, us := range ls[1:] {
+		if r, ok := vsBaseline(ps, server, us); ok && 1-r.Median < matters {
+			measured = fmt.Sprintf("under %.0f %% at %s (%s)", 100*matters, workLabel(us), versus(&r))
+			break
+		}
+	}
+	a, _ := at(ps, server, 0)
+	b, _ := at(ps, baseline, 0)
+	d := (b.CPU.Median-a.CPU.Median)/matters - b.CPU.Median
+	return fmt.Sprintf("%s; from the costs with no work, about %s µs", measured, num(d, 0))
+}
+
+// workSection is REPORT.md's part for make bench-work.
+func workSection(rep Report) string {
+	if len(rep.Work) == 0 && len(rep.Wait) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString(workIntro(rep))
+	if len(rep.Work) > 0 {
+		b.WriteString("![Ceiling on one core against handler CPU work](work.svg)\n\n")
+		b.WriteString(workTables(rep))
+	}
+	if len(rep.Wait) > 0 {
+		b.WriteString(waitTables(rep))
+	}
+	return b.String()
+}
+
+func workIntro(rep Report) string {
+	sec := rep.Sections["work"]
+	return fmt.Sprintf("Every Go server was started with `-work-cpu D` (its handler burns D of CPU, in one calibrated loop shared by every stack, before it answers) "+
+		"or `-work-wait D` (it waits D using no CPU, as a call to a database does). "+
+		"The ceilings are keep-alive at 50 connections, raised until the server is saturated, in %s, each block running every server and level in its own order; "+
+		"a cell is %s. A ratio to %s is taken block by block.\n\n", plural(sec.Rounds, "block"), interval(sec.Rounds), baseline)
+}
+
+// workTables are the ceilings with CPU work: CPU per request, ratio to
+// the baseline, what the work added, and where the stack stops mattering.
+func workTables(rep Report) string {
+	ls := levels(rep.Work)
+	names := workServers(rep.Work)
+	var b strings.Builder
+	head := func(title string) {
+		fmt.Fprintf(&b, "| %s |", title)
+		for _, us := range ls {
+			fmt.Fprintf(&b, " %s |", workLabel(us))
+		}
+		b.WriteString("\n|---|" + strings.Repeat("---:|", len(ls)) + "\n")
+	}
+	b.WriteString("**Server CPU per request (µs), by handler CPU work**\n\n")
+	head("server")
+	for _, s := range names {
+		fmt.Fprintf(&b, "| %s |", s)
+		for _, us := range ls {
+			p, ok := at(rep.Work, s, us)
+			cell := "–"
+			if ok {
+				cell = spread(p.CPU, 2)
+				if p.Label != "" {
+					cell += " (" + p.Label + ")"
+				}
+			}
+			fmt.Fprintf(&b, " %s |", cell)
+		}
+		b.WriteString("\n")
+	}
+	fmt.Fprintf(&b, "\n**CPU per request over %s's, by handler CPU work** (under 1: cheaper than %s)\n\n", baseline, baseline)
+	head("server")
+	for _, s := range names {
+		if s == baseline {
+			continue
+		}
+		fmt.Fprintf(&b, "| %s |", s)
+		for _, us := range ls {
+			cell := "–"
+			if r, ok := vsBaseline(rep.Work, s, us); ok {
+				cell = versus(&r)
+			}
+			fmt.Fprintf(&b, " %s |", cell)
+		}
+		b.WriteString("\n")
+	}
+	fmt.Fprintf(&b, "\n**Where the stack stops mattering**: the handler CPU work at which each stack's advantage over %s (1 − the ratio above) falls under %.0f %%\n\n| server | advantage under %.0f %% |\n|---|---|\n", baseline, 100*matters, 100*matters)
+	for _, s := range names {
+		if s != baseline {
+			fmt.Fprintf(&b, "| %s | %s |\n", s, crossover(rep.Work, s))
+		}
+	}
+	b.WriteString("\n**Calibration**: what the handler's work added to each server's CPU per request, block by block against no work, as a share of the work asked for\n\n| server |")
+	for _, us := range ls[1:] {
+		fmt.Fprintf(&b, " %s |", workLabel(us))
+	}
+	b.WriteString("\n|---|" + strings.Repeat("---:|", len(ls)-1) + "\n")
+	for _, s := range names {
+		fmt.Fprintf(&b, "| %s |", s)
+		for _, us := range ls[1:] {
+			cell := "–"
+			if d, ok := added(rep.Work, s, us); ok {
+				cell = calibration(d, us)
+			}
+			fmt.Fprintf(&b, " %s |", cell)
+		}
+		b.WriteString("\n")
+	}
+	return b.String() + "\n"
+}
+
+// waits returns the handler waits measured, in ms, ascending.
+func waits(ps []Point) []float64 {
+	var ws []float64
+	for _, p := range ps {
+		if !slices.Contains(ws, p.Wait) {
+			ws = append(ws, p.Wait)
+		}
+	}
+	slices.Sort(ws)
+	return ws
+}
+
+// waitTables are the runs with a waiting handler, a table per wait.
+func waitTables(rep Report) string {
+	var b strings.Builder
+	b.WriteString("**Waiting handlers.** Each wait ran with the connections Little's law needs for a rate (connections = rate × wait); " +
+		"a server that overlaps its waits serves close to that limit; **% of limit** is its req/s over connections ÷ wait. " +
+		"gnet/inline waits on its event loop (the naive form), gnet answers from a bounded pool of goroutines through gnet's asynchronous write.\n\n")
+	for _, w := range waits(rep.Wait) {
+		var rows []Point
+		for _, p := range rep.Wait {
+			if p.Wait == w {
+				rows = append(rows, p)
+			}
+		}
+		limit := float64(rows[0].Conns) / (w / 1000)
+		fmt.Fprintf(&b, "Wait %s ms, %s connections: Little's limit %s req/s\n\n", num(w, 0), num(float64(rows[0].Conns), 0), num(limit, 0))
+		b.WriteString("| server | req/s | % of limit | server CPU | CPU µs/req | p50 ms | p50 over the wait, ms | p99 ms | peak RSS MB |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+		var short []string
+		for _, p := range rows {
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", p.Server, spread(p.ReqPerSec, 0), spread(*p.Little, 1),
+				pct(p.Busy), spread(p.CPU, 2), spread(scale(p.P50, 1e-3), 1), spread(shift(scale(p.P50, 1e-3), -w), 1), spread(scale(p.P99, 1e-3), 1), spread(p.RSS, 1))
+			if p.Little.Median < littleTarget && p.Busy.Median < saturatedBusy {
+				short = append(short, p.Server)
+			}
+		}
+		if len(short) > 0 {
+			fmt.Fprintf(&b, "\nUnder %.0f %% of the limit with the core not saturated (under %.0f %% busy): %s.\n", littleTarget, saturatedBusy, strings.Join(short, ", "))
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// shift adds d to every round of f.
+func shift(f Figure, d float64) Figure {
+	v := make([]float64, len(f.Rounds))
+	for i, x := range f.Rounds {
+		v[i] = x + d
+	}
+	return figureOf(v)
+}
+
+// readmeWork is the README's "When the stack matters" section: the ratio
+// table, where each stack stops mattering and the waits, in short.
+func readmeWork(rep Report) string {
+	if len(rep.Work) == 0 {
+		return ""
+	}
+	ls := levels(rep.Work)
+	var b strings.Builder
+	fmt.Fprintf(&b, "CPU per request over %s's with the handler burning CPU before it answers (keep-alive ceilings on one core; "+
+		"the full tables, the calibration and the chart are in [results/REPORT.md](results/REPORT.md#when-the-stack-matters-make-bench-work)):\n\n| server |", baseline)
+	for _, us := range ls {
+		fmt.Fprintf(&b, " %s |", workLabel(us))
+	}
+	b.WriteString(" advantage under 10 % |\n|---|" + strings.Repeat("---:|", len(ls)) + "---|\n")
+	for _, s := range workServers(rep.Work) {
+		if s == baseline {
+			continue
+		}
+		fmt.Fprintf(&b, "| %s |", s)
+		for _, us := range ls {
+			cell := "–"
+			if r, ok := vsBaseline(rep.Work, s, us); ok {
+				cell = versus(&r)
+			}
+			fmt.Fprintf(&b, " %s |", cell)
+		}
+		fmt.Fprintf(&b, " %s |\n", crossover(rep.Work, s))
+	}
+	if len(rep.Wait) > 0 {
+		b.WriteString("\nWith the handler waiting instead (Little's limit is connections ÷ wait):\n\n")
+		for _, w := range waits(rep.Wait) {
+			var parts []string
+			conns := 0
+			for _, p := range rep.Wait {
+				if p.Wait == w {
+					conns = p.Conns
+					parts = append(parts, fmt.Sprintf("%s %s %%", p.Server, num(p.Little.Median, 0)))
+				}
+			}
+			fmt.Fprintf(&b, "- %s ms at %s connections: %s of the limit.\n", num(w, 0), num(float64(conns), 0), strings.Join(parts, ", "))
+		}
+	}
+	return b.String() + "\n" + source(rep, "work") + "\n"
+}
+
+// zeroAt is where "no work" sits on the chart's log axis: as far left of
+// 1 µs as 5 µs is right of it.
+const zeroAt = 0.2
+
+// workSVG draws each server's ceiling against its handler's CPU work.
+func workSVG(rep Report) string {
+	if len(rep.Work) == 0 {
+		return ""
+	}
+	s := &svg{}
+	s.heading("Ceiling on one core against handler CPU work, keep-alive", "marker: median of the blocks; whisker: its interval")
+	y := s.sweepPanel(rep.Work, chartPanel{ytitle: "requests per second (log scale)", log: true,
+		val:    func(p Point) Figure { return p.Implied },
+		tick:   countTick,
+		tip:    func(v float64) string { return num(v, 0) + " req/s" },
+		x:      func(p Point) float64 { return max(p.WorkCPU, zeroAt) },
+		xtick:  workTick,
+		xtitle: "CPU the handler burns per request (log scale)",
+		at:     func(p Point) string { return workLabel(p.WorkCPU) + " of handler work" },
+	}, 64)
+	return s.finishSweep(rep.Work, y)
+}
+
+// workTick labels a tick of the work axis.
+func workTick(v float64) string {
+	if v == zeroAt {
+		return "none"
+	}
+	return plainTick(v) + " µs"
+}
