@@ -1,0 +1,76 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// workAt is a BenchmarkWork point for server at work us with these
+// blocks' CPU per request, every block saturated.
+func workAt(t *testing.T, server string, us string, cpu ...float64) Point {
+	t.Helper()
+	s := samples{"cpu-us/req": cpu}
+	for range cpu {
+		s["saturated"] = append(s["saturated"], 1)
+	}
+	p, ok := workPoint(server+"/cpu="+us, s, 50)
+	if !ok {
+		t.Fatalf("workPoint(%s/cpu=%s) refused", server, us)
+	}
+	return p
+}
+
+func TestWorkPointNames(t *testing.T) {
+	p := workAt(t, "gnet", "20us", 30)
+	if p.Server != "gnet" || p.WorkCPU != 20 || p.Conns != 50 || p.CPU.Median != 30 {
+		t.Errorf("gnet/cpu=20us: got server %q, work %v, conns %d, cpu %v", p.Server, p.WorkCPU, p.Conns, p.CPU.Median)
+	}
+	for _, name := range []string{"gnet/cpu=20µs", "gnet/cpu=", "gnet/wait=10ms/c=200", "gnet"} {
+		if _, ok := workPoint(name, samples{}, 50); ok {
+			t.Errorf("workPoint(%q) accepted", name)
+		}
+	}
+	w, ok := waitPoint("gnet/inline/wait=10ms/c=200", samples{"little-%": {0.5, 0.4, 0.6}})
+	if !ok || w.Server != "gnet/inline" || w.Wait != 10 || w.Conns != 200 || w.Little.Median != 0.5 {
+		t.Errorf("gnet/inline/wait=10ms/c=200: got %+v, %v", w, ok)
+	}
+	for _, name := range []string{"gnet/wait=10µs/c=200", "gnet/wait=10ms", "gnet/cpu=20us"} {
+		if _, ok := waitPoint(name, samples{}); ok {
+			t.Errorf("waitPoint(%q) accepted", name)
+		}
+	}
+}
+
+func TestCrossoverAndCalibration(t *testing.T) {
+	ps := []Point{
+		workAt(t, "nethttp", "0us", 20, 20, 20),
+		workAt(t, "nethttp", "20us", 40, 41, 40),
+		workAt(t, "fast", "0us", 13, 13, 13),
+		workAt(t, "fast", "20us", 33.5, 33.5, 33.5),
+		workAt(t, "same", "0us", 20.2, 20.2, 20.2),
+		workAt(t, "same", "20us", 40.2, 40.2, 40.2),
+		workAt(t, "thin", "0us", 10, 10, 10),
+		workAt(t, "thin", "20us", 37, 37, 37),
+	}
+	for server, want := range map[string]string{
+		// (20 - 13)/0.1 - 20 = 50: still 0.84 of nethttp at 20 µs.
+		"fast": "still over 10 % at 20 µs; from the costs with no work, about 50 µs",
+		"same": "no advantage to lose",
+		"thin": "under 10 % at 20 µs",
+	} {
+		if got := crossover(ps, server); !strings.HasPrefix(got, want) {
+			t.Errorf("crossover(%s) = %q; want it to start %q", server, got, want)
+		}
+	}
+	d, ok := added(ps, "fast", 20)
+	if !ok || d.Median != 20.5 {
+		t.Fatalf("added(fast, 20) = %v, %v; want 20.5", d.Median, ok)
+	}
+	if got := calibration(d, 20); !strings.Contains(got, "within ±10 %") {
+		t.Errorf("calibration of 20.5 at 20 µs: %q", got)
+	}
+	d, _ = added(ps, "thin", 20)
+	if got := calibration(d, 20); !strings.Contains(got, "off by more than 10 %") {
+		t.Errorf("calibration of %v at 20 µs: %q", d.Median, got)
+	}
+}
