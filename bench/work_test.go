@@ -70,15 +70,19 @@ func waitRun(b *testing.B, cfg Config, client Client, name string, wait time.Dur
 		// backlog of conns × wait that the measured run would only drain.
 		l.Connections = 1
 	}
+	// A server that fails requests here is a result, not a broken run: the
+	// report says so in its row, as the sweep's servers that fall over.
 	if _, err := client.Run(l); err != nil {
-		b.Fatalf("warm-up: %v", err)
+		fellOver(b, fmt.Errorf("warm-up: %v", err))
+		return
 	}
 	l.Connections, l.Duration = conns, *flagWaitFor
 	b.ResetTimer()
 	r, err := Measure(s, client, l)
 	b.StopTimer()
 	if err != nil {
-		b.Fatal(err)
+		fellOver(b, err)
+		return
 	}
 	little := float64(conns) / wait.Seconds()
 	b.ReportMetric(0, "ns/op")

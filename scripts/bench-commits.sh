@@ -28,4 +28,4 @@ for i in $(seq "$rounds"); do
 	done
 	echo "round $i of $rounds" >&2
 done
-"$root/bin/benchstat" "$work/old.txt" "$work/new.txt"
+cd "$work" && "$root/bin/benchstat" old.txt new.txt

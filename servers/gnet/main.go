@@ -7,9 +7,10 @@
 //
 // It is a complete server, not a benchmark special: it validates requests
 // per RFC 9112, reads requests split over any number of reads, answers
-// pipelined ones in order in one write, consumes bodies (chunked included),
-// enforces header and idle timeouts, drains on SIGINT or SIGTERM, and keeps
-// serving when connections outnumber its open-file limit (limit.go).
+// pipelined ones in order (in one write when no handler waits), consumes
+// bodies (chunked included), enforces header and idle timeouts, drains on
+// SIGINT or SIGTERM, and keeps serving when connections outnumber its
+// open-file limit (limit.go).
 //
 // With -work-cpu and -work-wait its handler does work before it answers, as
 // every server's can; a wait runs off the event loop, on a bounded pool of

@@ -296,6 +296,9 @@ func build(all map[string]samples, why map[string]string, sections map[string]Se
 			}
 		case strings.HasPrefix(key, "hellobench/bench/BenchmarkWait/"):
 			if p, ok := waitPoint(strings.TrimPrefix(key, "hellobench/bench/BenchmarkWait/"), s); ok {
+				if f := s["fell-over"]; len(f) > 0 {
+					p.FellOver, p.Why = len(f), why[key]
+				}
 				rep.Wait = append(rep.Wait, p)
 			}
 		case strings.HasPrefix(key, "hellobench/bench/BenchmarkIdle/"):

@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"hellobench/bench"
 )
 
 // make bench-work: the ceilings with the handler burning CPU, and the
@@ -331,8 +333,13 @@ func waitTables(rep Report) string {
 		for _, p := range rows {
 			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", p.Server, spread(p.ReqPerSec, 0), spread(*p.Little, 1),
 				pct(p.Busy), spread(p.CPU, 2), spread(scale(p.P50, 1e-3), 1), spread(shift(scale(p.P50, 1e-3), -w), 1), spread(scale(p.P99, 1e-3), 1), spread(p.RSS, 1))
-			if p.Little.Median < littleTarget && p.Busy.Median < saturatedBusy {
+			if p.Little.N > 0 && p.Little.Median < littleTarget && p.Busy.Median < saturatedBusy {
 				short = append(short, p.Server)
+			}
+		}
+		for _, p := range rows {
+			if p.FellOver > 0 {
+				fmt.Fprintf(&b, "\n%s %s; its figures are the other blocks'.\n", p.Server, note(p))
 			}
 		}
 		if len(short) > 0 {
@@ -380,6 +387,7 @@ func readmeWork(rep Report) string {
 		}
 		fmt.Fprintf(&b, " %s |\n", crossover(rep.Work, s))
 	}
+	b.WriteString("\n" + workSummary(rep.Work) + "\n")
 	if len(rep.Wait) > 0 {
 		b.WriteString("\nWith the handler waiting instead (Little's limit is connections ÷ wait):\n\n")
 		for _, w := range waits(rep.Wait) {
@@ -388,13 +396,119 @@ func readmeWork(rep Report) string {
 			for _, p := range rep.Wait {
 				if p.Wait == w {
 					conns = p.Conns
-					parts = append(parts, fmt.Sprintf("%s %s %%", p.Server, num(p.Little.Median, 0)))
+					if p.Little.N == 0 {
+						parts = append(parts, p.Server+" failed requests")
+						continue
+					}
+					parts = append(parts, fmt.Sprintf("%s %s %%", p.Server, percent(p.Little.Median)))
 				}
 			}
 			fmt.Fprintf(&b, "- %s ms at %s connections: %s of the limit.\n", num(w, 0), num(float64(conns), 0), strings.Join(parts, ", "))
 		}
 	}
+	if len(rep.Wait) > 0 {
+		b.WriteString("\n" + waitSummary(rep.Wait) + "\n")
+	}
 	return b.String() + "\n" + source(rep, "work") + "\n"
+}
+
+// percent writes a percentage, with a decimal where it is small.
+func percent(pct float64) string {
+	if pct < 1 {
+		return num(pct, 2)
+	}
+	if pct < 10 {
+		return num(pct, 1)
+	}
+	return num(pct, 0)
+}
+
+// workSummary says in words where the stack stops mattering: the
+// cheapest stack's ratio with no work and at the most work measured, and
+// the measured work by which every stack's advantage is under matters.
+func workSummary(ps []Point) string {
+	ls := levels(ps)
+	if len(ls) < 2 || ls[0] != 0 {
+		return ""
+	}
+	top := ls[len(ls)-1]
+	cheapest, best := "", Figure{}
+	by, still := 0.0, []string(nil)
+	for _, s := range workServers(ps) {
+		r0, ok := vsBaseline(ps, s, 0)
+		if s == baseline || !ok || 1-r0.Median < matters {
+			continue
+		}
+		if cheapest == "" || r0.Median < best.Median {
+			cheapest, best = s, r0
+		}
+		first := -1.0
+		for _, us := range ls[1:] {
+			if r, ok := vsBaseline(ps, s, us); ok && 1-r.Median < matters {
+				first = us
+				break
+			}
+		}
+		if first < 0 {
+			still = append(still, s)
+		}
+		by = max(by, first)
+	}
+	if cheapest == "" {
+		return fmt.Sprintf("No stack costs less than %.0f %% under %s's CPU per request, even with no handler work.", 100*matters, baseline)
+	}
+	rTop, _ := vsBaseline(ps, cheapest, top)
+	text := fmt.Sprintf("In words: on one core the stack matters while the handler is cheap. With no handler work the cheapest, %s, costs %s of %s's CPU per request; with %s of handler CPU it costs %s.",
+		cheapest, versus(&best), baseline, workLabel(top), versus(&rTop))
+	if len(still) > 0 {
+		return text + fmt.Sprintf(" At %s, %s still cost%s over %.0f %% less than %s (by the median).", workLabel(top), strings.Join(still, ", "), verbS(len(still)), 100*matters, baseline)
+	}
+	return text + fmt.Sprintf(" %s is the first level measured at which every stack is within %.0f %% of %s (by the median of the blocks): past that, pick a stack for what it gives the application, not for its cost.", workLabel(by), 100*matters, baseline)
+}
+
+// verbS is a present-tense verb's ending for n subjects.
+func verbS(n int) string {
+	if n == 1 {
+		return "s"
+	}
+	return ""
+}
+
+// waitSummary says in words what an event loop needs when handlers wait,
+// from the wait nearest 10 ms: gnet with its pool against on its loop, and
+// the memory with every connection waiting at the longest wait.
+func waitSummary(ps []Point) string {
+	find := func(server string, w float64) (Point, bool) {
+		for _, p := range ps {
+			if p.Server == server && p.Wait == w && p.Little.N > 0 {
+				return p, true
+			}
+		}
+		return Point{}, false
+	}
+	ws := waits(ps)
+	mid := ws[0]
+	for _, w := range ws {
+		if math.Abs(math.Log(w/10)) < math.Abs(math.Log(mid/10)) {
+			mid = w
+		}
+	}
+	var parts []string
+	pool, okP := find("gnet", mid)
+	inline, okI := find("gnet"+bench.InlineSuffix, mid)
+	if okP && okI {
+		parts = append(parts, fmt.Sprintf("An event loop must not wait on its loop: at %s ms and %s connections, gnet waiting on its loop served %s req/s (one wait at a time), gnet with its pool %s req/s (%s %% of the limit).",
+			num(mid, 0), num(float64(pool.Conns), 0), num(inline.ReqPerSec.Median, 0), num(pool.ReqPerSec.Median, 0), percent(pool.Little.Median)))
+	}
+	long := ws[len(ws)-1]
+	g, okG := find("gnet", long)
+	n, okN := find(baseline, long)
+	if okG && okN {
+		parts = append(parts, fmt.Sprintf("With all %s connections waiting %s ms, gnet's process peaked at %s MB against %s's %s MB (a goroutine per connection).",
+			num(float64(g.Conns), 0), num(long, 0), num(g.RSS.Median, 0), baseline, num(n.RSS.Median, 0)))
+	}
+	parts = append(parts, "A closed-loop client's every connection waits the wait and then the rest of its request, so no server reaches the limit; the report's p50 over the wait says how much more each request took.")
+	return strings.Join(parts, " ")
 }
 
 // zeroAt is where "no work" sits on the chart's log axis: as far left of

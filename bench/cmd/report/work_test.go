@@ -74,3 +74,19 @@ func TestCrossoverAndCalibration(t *testing.T) {
 		t.Errorf("calibration of %v at 20 µs: %q", d.Median, got)
 	}
 }
+
+func TestWaitFellOver(t *testing.T) {
+	ok, _ := waitPoint("nethttp/wait=10ms/c=200", samples{"little-%": {83, 82, 84}, "cpu-%": {45, 46, 44}})
+	slow, _ := waitPoint("fast/wait=10ms/c=200", samples{"little-%": {77, 78}, "cpu-%": {30, 31}})
+	fell, _ := waitPoint("fcgi/wait=10ms/c=200", samples{})
+	fell.FellOver, fell.Why = 2, "warm-up: 174 non-2xx"
+	got := waitTables(Report{Wait: []Point{ok, slow, fell}})
+	for _, want := range []string{
+		"fcgi fell over in 2 rounds: warm-up: 174 non-2xx; its figures are the other blocks'.",
+		"Under 80 % of the limit with the core not saturated (under 97 % busy): fast.",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("waitTables lacks %q:\n%s", want, got)
+		}
+	}
+}
