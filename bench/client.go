@@ -42,6 +42,11 @@ type Load struct {
 	Connections int
 	Requests    int
 	Duration    time.Duration
+	// Rate, when set, sends that many requests per second in total, open
+	// loop, latency counted from each request's due time: loadgen only.
+	Rate float64
+	// Warmup runs first on the same connections, not recorded: loadgen only.
+	Warmup time.Duration
 }
 
 // Stats is what the client measured.
@@ -52,6 +57,9 @@ type Stats struct {
 	P50, P99   time.Duration
 	ClientCPU  time.Duration // the client's own user+system CPU time (rusage)
 	ClientUser time.Duration // the part of it in user mode
+	// ClientLimited says a run at a Rate sent late enough that its latency
+	// is the client's as much as the server's (loadgen's rule).
+	ClientLimited bool
 }
 
 // A Client runs a load generator process pinned to a core.
@@ -158,6 +166,9 @@ func checkLoad(c Client, l Load) error {
 	}
 	if l.Duration <= 0 {
 		return fmt.Errorf("bench: %s runs for a duration; the load has none", c.Name())
+	}
+	if l.Rate > 0 || l.Warmup > 0 {
+		return fmt.Errorf("bench: %s cannot hold a fixed rate or warm up its connections; loadgen can", c.Name())
 	}
 	return nil
 }

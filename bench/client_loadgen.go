@@ -26,6 +26,12 @@ func (g Loadgen) Args(l Load) []string {
 	} else {
 		args = append(args, "-d", l.Duration.String())
 	}
+	if l.Rate > 0 {
+		args = append(args, "-rate", strconv.FormatFloat(l.Rate, 'f', -1, 64))
+	}
+	if l.Warmup > 0 {
+		args = append(args, "-warmup", l.Warmup.String())
+	}
 	switch l.Mode {
 	case KeepAlive:
 		args = append(args, "-k")
@@ -75,5 +81,7 @@ func parseLoadgen(out []byte) (Stats, error) {
 		ReqPerSec: r.RequestsPerSec,
 		P50:       time.Duration(r.LatencyUS.P50 * float64(time.Microsecond)),
 		P99:       time.Duration(r.LatencyUS.P99 * float64(time.Microsecond)),
+		// Only a run at a rate has a verdict.
+		ClientLimited: r.ClientLimited != nil && *r.ClientLimited,
 	}, nil
 }

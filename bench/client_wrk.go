@@ -32,6 +32,9 @@ var (
 // Pipeline it sends PipelineDepth requests per write through a Lua script,
 // as TechEmpower's pipeline.lua does.
 func (w Wrk) Run(l Load) (Stats, error) {
+	if l.Rate > 0 || l.Warmup > 0 {
+		return Stats{}, fmt.Errorf("bench: %s cannot hold a fixed rate or warm up its connections; loadgen can", w.Name())
+	}
 	// wrk takes whole seconds.
 	secs := int((l.Duration + time.Second - 1) / time.Second)
 	if secs <= 0 {

@@ -13,6 +13,7 @@ var (
 	flagWait     = flag.String("wait", "1ms,10ms,100ms", "BenchmarkWait's handler waits")
 	flagWaitRate = flag.Int("wait-rate", 20000, "BenchmarkWait's Little's-law rate in req/s: each wait runs with rate × wait connections")
 	flagWaitFor  = flag.Duration("wait-for", 2*time.Second, "how long each BenchmarkWait run is measured, after a quarter as long of warm-up")
+	flagWaitOpen = flag.Float64("wait-open", 0.75, "BenchmarkWait's open-loop run: this share of -wait-rate, on twice the connections (0: none)")
 )
 
 // BenchmarkWork measures each server that takes handler work (-work-cpu) at
@@ -60,7 +61,9 @@ func BenchmarkWait(b *testing.B) {
 }
 
 // waitRun measures one BenchmarkWait point: a warm-up of a quarter of
-// -wait-for, then -wait-for of keep-alive load.
+// -wait-for, then -wait-for of keep-alive load on conns connections, each
+// sending its next request when its answer is in (closed loop), then
+// -wait-for at -wait-open of the Little rate (open loop).
 func waitRun(b *testing.B, cfg Config, client Client, name string, wait time.Duration, conns int) {
 	// A run lasts -wait-for whatever b.N is: the rate, not a count, is the point.
 	s := startWith(b, cfg, name, Work{Wait: wait})
@@ -85,6 +88,25 @@ func waitRun(b *testing.B, cfg Config, client Client, name string, wait time.Dur
 		return
 	}
 	little := float64(conns) / wait.Seconds()
+	// gnet/inline serves one wait at a time, and its closed-loop backlog
+	// outlasts any open-loop run: its collapse is shown above.
+	if *flagWaitOpen > 0 && !strings.HasSuffix(name, InlineSuffix) {
+		// The same wait at a steady rate below the limit, on connections
+		// to spare: what a request costs in latency when the load does not
+		// arrive in the closed loop's lockstep.
+		o := l
+		o.Connections, o.Rate, o.Warmup = 2*conns, *flagWaitOpen*little, *flagWaitFor/4
+		open, err := client.Run(o)
+		if err != nil {
+			fellOver(b, fmt.Errorf("open loop at %.0f req/s: %v", o.Rate, err))
+			return
+		}
+		b.ReportMetric(o.Rate, "open-rate")
+		b.ReportMetric(open.ReqPerSec, "open-req/s")
+		b.ReportMetric(float64(open.P50)/float64(time.Microsecond), "open-p50-us")
+		b.ReportMetric(float64(open.P99)/float64(time.Microsecond), "open-p99-us")
+		b.ReportMetric(b2f(open.ClientLimited), "open-client-limited")
+	}
 	b.ReportMetric(0, "ns/op")
 	b.ReportMetric(r.ReqPerSec, "req/s")
 	b.ReportMetric(100*r.ReqPerSec/little, "little-%")
@@ -136,6 +158,14 @@ func durations(b *testing.B, name, list string, zero bool) []time.Duration {
 		ds = append(ds, d)
 	}
 	return ds
+}
+
+// b2f is 1 for true: a benchmark metric's yes.
+func b2f(v bool) float64 {
+	if v {
+		return 1
+	}
+	return 0
 }
 
 // us is d in microseconds, as the report reads a level from a name.

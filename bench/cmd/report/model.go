@@ -65,6 +65,8 @@ type Point struct {
 	WorkCPU float64 `json:"work_cpu_us,omitempty"`
 	Wait    float64 `json:"wait_ms,omitempty"`
 	Little  *Figure `json:"little_pct,omitempty"`
+	// Open is a wait point's open-loop run, at a rate below the limit.
+	Open *OpenLoop `json:"open_loop,omitempty"`
 	// Coarse says the CPU was read in clock ticks, not nanoseconds.
 	Coarse bool `json:"-"`
 	// FellOver counts the rounds in which the server failed requests, and
@@ -245,6 +247,17 @@ func ceilingPoint(server, mode string, conns int, s samples) Point {
 		}
 	}
 	return p
+}
+
+// OpenLoop is a wait point's run at a steady rate (loadgen -rate) on
+// twice its connections: latency counted from each request's due time.
+type OpenLoop struct {
+	Rate      float64 `json:"rate"` // the rate asked for, req/s
+	ReqPerSec Figure `json:"req_per_sec"`
+	P50       Figure `json:"p50_us"`
+	P99       Figure `json:"p99_us"`
+	// ClientLimited counts the rounds loadgen called client-limited.
+	ClientLimited int `json:"client_limited_rounds"`
 }
 
 // build assembles the report from the samples of the benchmark files.

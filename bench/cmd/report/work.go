@@ -61,6 +61,14 @@ func waitPoint(name string, s samples) (Point, bool) {
 	l := s.figure("little-%")
 	p.Little = &l
 	p.Label = "" // a waiting server is idle by design: not a ceiling to label
+	if o := s.figure("open-req/s"); o.N > 0 {
+		p.Open = &OpenLoop{Rate: s.figure("open-rate").Median, ReqPerSec: o, P50: s.figure("open-p50-us"), P99: s.figure("open-p99-us")}
+		for _, v := range s["open-client-limited"] {
+			if v == 1 {
+				p.Open.ClientLimited++
+			}
+		}
+	}
 	return p, true
 }
 
@@ -346,6 +354,62 @@ func waitTables(rep Report) string {
 			fmt.Fprintf(&b, "\nUnder %.0f %% of the limit with the core not saturated (under %.0f %% busy): %s.\n", littleTarget, saturatedBusy, strings.Join(short, ", "))
 		}
 		b.WriteString("\n")
+		b.WriteString(openTable(rows, w))
+	}
+	return b.String()
+}
+
+// openSummary says how much the median request took over the wait at
+// wait w's steady rate, across the servers that held it.
+func openSummary(ps []Point, w float64) string {
+	lo, hi, rate := math.Inf(1), math.Inf(-1), 0.0
+	var held, not []string
+	for _, p := range ps {
+		if p.Wait != w || p.Open == nil || p.Open.ReqPerSec.N == 0 {
+			continue
+		}
+		rate = p.Open.Rate
+		if p.Open.ReqPerSec.Median < 0.95*p.Open.Rate {
+			not = append(not, p.Server)
+			continue
+		}
+		over := p.Open.P50.Median/1000 - w
+		lo, hi = min(lo, over), max(hi, over)
+		held = append(held, p.Server)
+	}
+	if len(held) == 0 {
+		return ""
+	}
+	s := fmt.Sprintf("At a steady %s req/s instead (open loop, on twice the connections), the median request took %s–%s ms over its %s ms wait on %s",
+		num(rate, 0), num(lo, 2), num(hi, 2), num(w, 0), strings.Join(held, ", "))
+	if len(not) > 0 {
+		s += fmt.Sprintf("; %s could not hold the rate", strings.Join(not, ", "))
+	}
+	return s + "."
+}
+
+// openTable is a wait's open-loop runs: the same wait at a steady rate
+// below the limit, on twice the connections.
+func openTable(rows []Point, w float64) string {
+	var b strings.Builder
+	for _, p := range rows {
+		if p.Open == nil {
+			continue
+		}
+		if b.Len() == 0 {
+			fmt.Fprintf(&b, "The same wait at a steady %s req/s (open loop, loadgen -rate, %s connections; latency from each request's due time):\n\n",
+				num(p.Open.Rate, 0), num(float64(2*p.Conns), 0))
+			b.WriteString("| server | req/s | p50 over the wait, ms | p99 ms | client-limited |\n|---|---:|---:|---:|---|\n")
+		}
+		limited := "no"
+		if p.Open.ClientLimited > 0 {
+			limited = fmt.Sprintf("in %d of %d rounds", p.Open.ClientLimited, p.Open.ReqPerSec.N)
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", p.Server, spread(p.Open.ReqPerSec, 0),
+			spread(shift(scale(p.Open.P50, 1e-3), -w), 2), spread(scale(p.Open.P99, 1e-3), 1), limited)
+	}
+	if b.Len() > 0 {
+		b.WriteString("\n")
 	}
 	return b.String()
 }
@@ -508,6 +572,9 @@ func waitSummary(ps []Point) string {
 			num(float64(g.Conns), 0), num(long, 0), num(g.RSS.Median, 0), baseline, num(n.RSS.Median, 0)))
 	}
 	parts = append(parts, "A closed-loop client's every connection waits the wait and then the rest of its request, so no server reaches the limit; the report's p50 over the wait says how much more each request took.")
+	if s := openSummary(ps, mid); s != "" {
+		parts = append(parts, s)
+	}
 	return strings.Join(parts, " ")
 }
 
