@@ -305,6 +305,19 @@ func workTables(rep Report) string {
 			fmt.Fprintf(&b, " %s |", cell)
 		}
 		b.WriteString("\n")
+		if z, ok := at(rep.Work, s, 0); ok && z.AppCPU.N > 0 {
+			// Where the work runs in one process of several (fcgi's
+			// application behind lighttpd), that process's part alone.
+			fmt.Fprintf(&b, "| %s, the application alone |", s)
+			for _, us := range ls[1:] {
+				cell := "–"
+				if p, ok := at(rep.Work, s, us); ok && p.AppCPU.N > 0 {
+					cell = calibration(diff(p.AppCPU, z.AppCPU), us)
+				}
+				fmt.Fprintf(&b, " %s |", cell)
+			}
+			b.WriteString("\n")
+		}
 	}
 	return b.String() + "\n"
 }

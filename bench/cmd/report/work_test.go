@@ -90,3 +90,18 @@ func TestWaitFellOver(t *testing.T) {
 		}
 	}
 }
+
+func TestWaitOpenLoop(t *testing.T) {
+	s := samples{"little-%": {83}, "open-rate": {15000, 15000}, "open-req/s": {14925, 14924},
+		"open-p50-us": {10130, 10140}, "open-p99-us": {14800, 15000}, "open-client-limited": {1, 0}}
+	p, _ := waitPoint("nethttp/wait=10ms/c=200", s)
+	if p.Open == nil || p.Open.Rate != 15000 || p.Open.ClientLimited != 1 || p.Open.P50.Median != 10135 {
+		t.Fatalf("open loop read as %+v", p.Open)
+	}
+	got := openTable([]Point{p}, 10)
+	for _, want := range []string{"steady " + num(15000, 0) + " req/s", "400 connections", "| 0.14 (0.13–0.14) |", "in 1 of 2 rounds"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("openTable lacks %q:\n%s", want, got)
+		}
+	}
+}
