@@ -253,9 +253,9 @@ func ceilingPoint(server, mode string, conns int, s samples) Point {
 // twice its connections: latency counted from each request's due time.
 type OpenLoop struct {
 	Rate      float64 `json:"rate"` // the rate asked for, req/s
-	ReqPerSec Figure `json:"req_per_sec"`
-	P50       Figure `json:"p50_us"`
-	P99       Figure `json:"p99_us"`
+	ReqPerSec Figure  `json:"req_per_sec"`
+	P50       Figure  `json:"p50_us"`
+	P99       Figure  `json:"p99_us"`
 	// ClientLimited counts the rounds loadgen called client-limited.
 	ClientLimited int `json:"client_limited_rounds"`
 }
