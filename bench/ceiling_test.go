@@ -216,7 +216,7 @@ func ceiling(b *testing.B, cfg Config, client Client, name string, w Work, l Loa
 	}
 	Report(b, c.Result)
 	b.ReportMetric(float64(c.Connections), "conns")
-	b.ReportMetric(map[bool]float64{true: 1, false: 0}[c.Saturated], "saturated")
+	b.ReportMetric(b2f(c.Saturated), "saturated")
 	if !c.Saturated {
 		b.Logf("%s never saturated (%.1f %% busy at %d connections, the client %.0f %%): not a ceiling", name, c.Busy(), c.Connections, c.ClientBusy())
 	}
@@ -268,6 +268,14 @@ func fellOver(b *testing.B, err error) {
 	b.ReportMetric(0, "ns/op")
 	b.ReportMetric(1, "fell-over")
 	b.Logf("%s%v", fellOverPrefix, err)
+}
+
+// b2f is 1 for true: a benchmark metric's yes.
+func b2f(v bool) float64 {
+	if v {
+		return 1
+	}
+	return 0
 }
 
 // fellOverPrefix starts the log line that says why; the report reads it.

@@ -167,6 +167,12 @@ func checkLoad(c Client, l Load) error {
 	if l.Duration <= 0 {
 		return fmt.Errorf("bench: %s runs for a duration; the load has none", c.Name())
 	}
+	return closedLoop(c, l)
+}
+
+// closedLoop refuses what only loadgen does: a fixed rate, a warm-up on
+// the measured connections.
+func closedLoop(c Client, l Load) error {
 	if l.Rate > 0 || l.Warmup > 0 {
 		return fmt.Errorf("bench: %s cannot hold a fixed rate or warm up its connections; loadgen can", c.Name())
 	}

@@ -32,8 +32,8 @@ var (
 // Pipeline it sends PipelineDepth requests per write through a Lua script,
 // as TechEmpower's pipeline.lua does.
 func (w Wrk) Run(l Load) (Stats, error) {
-	if l.Rate > 0 || l.Warmup > 0 {
-		return Stats{}, fmt.Errorf("bench: %s cannot hold a fixed rate or warm up its connections; loadgen can", w.Name())
+	if err := closedLoop(w, l); err != nil {
+		return Stats{}, err
 	}
 	// wrk takes whole seconds.
 	secs := int((l.Duration + time.Second - 1) / time.Second)

@@ -160,14 +160,6 @@ func durations(b *testing.B, name, list string, zero bool) []time.Duration {
 	return ds
 }
 
-// b2f is 1 for true: a benchmark metric's yes.
-func b2f(v bool) float64 {
-	if v {
-		return 1
-	}
-	return 0
-}
-
 // us is d in microseconds, as the report reads a level from a name.
 func us(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
 

@@ -108,15 +108,21 @@ func workRank(s string) int {
 }
 
 // levels returns the handler CPU work levels measured, in µs, ascending.
-func levels(ps []Point) []float64 {
-	var ls []float64
+func levels(ps []Point) []float64 { return distinct(ps, func(p Point) float64 { return p.WorkCPU }) }
+
+// waits returns the handler waits measured, in ms, ascending.
+func waits(ps []Point) []float64 { return distinct(ps, func(p Point) float64 { return p.Wait }) }
+
+// distinct returns the values of f over ps, each once, ascending.
+func distinct(ps []Point, f func(Point) float64) []float64 {
+	var vs []float64
 	for _, p := range ps {
-		if !slices.Contains(ls, p.WorkCPU) {
-			ls = append(ls, p.WorkCPU)
+		if v := f(p); !slices.Contains(vs, v) {
+			vs = append(vs, v)
 		}
 	}
-	slices.Sort(ls)
-	return ls
+	slices.Sort(vs)
+	return vs
 }
 
 // workServers returns the servers of ps in table order.
@@ -213,6 +219,38 @@ func crossover(ps []Point, server string) string {
 	return fmt.Sprintf("%s; from the costs with no work, about %s µs", measured, num(d, 0))
 }
 
+// header writes a table's head: a first column, one per level of work,
+// then any others (each a right-aligned or "---" left one).
+func header(b *strings.Builder, first string, ls []float64, more ...string) {
+	fmt.Fprintf(b, "| %s |", first)
+	for _, us := range ls {
+		fmt.Fprintf(b, " %s |", workLabel(us))
+	}
+	for _, m := range more {
+		fmt.Fprintf(b, " %s |", m)
+	}
+	b.WriteString("\n|---|" + strings.Repeat("---:|", len(ls)) + strings.Repeat("---|", len(more)) + "\n")
+}
+
+// row writes a table row, label then cell(us) for each level of work,
+// without its line end.
+func row(b *strings.Builder, label string, ls []float64, cell func(us float64) string) {
+	fmt.Fprintf(b, "| %s |", label)
+	for _, us := range ls {
+		fmt.Fprintf(b, " %s |", cell(us))
+	}
+}
+
+// ratioCell is server's CPU per request over the baseline's at a level.
+func ratioCell(ps []Point, server string) func(us float64) string {
+	return func(us float64) string {
+		if r, ok := vsBaseline(ps, server, us); ok {
+			return versus(&r)
+		}
+		return "–"
+	}
+}
+
 // workSection is REPORT.md's part for make bench-work.
 func workSection(rep Report) string {
 	if len(rep.Work) == 0 && len(rep.Wait) == 0 {
@@ -244,45 +282,28 @@ func workTables(rep Report) string {
 	ls := levels(rep.Work)
 	names := workServers(rep.Work)
 	var b strings.Builder
-	head := func(title string) {
-		fmt.Fprintf(&b, "| %s |", title)
-		for _, us := range ls {
-			fmt.Fprintf(&b, " %s |", workLabel(us))
-		}
-		b.WriteString("\n|---|" + strings.Repeat("---:|", len(ls)) + "\n")
-	}
 	b.WriteString("**Server CPU per request (µs), by handler CPU work**\n\n")
-	head("server")
+	header(&b, "server", ls)
 	for _, s := range names {
-		fmt.Fprintf(&b, "| %s |", s)
-		for _, us := range ls {
+		row(&b, s, ls, func(us float64) string {
 			p, ok := at(rep.Work, s, us)
-			cell := "–"
-			if ok {
-				cell = spread(p.CPU, 2)
-				if p.Label != "" {
-					cell += " (" + p.Label + ")"
-				}
+			if !ok {
+				return "–"
 			}
-			fmt.Fprintf(&b, " %s |", cell)
-		}
+			if p.Label != "" {
+				return spread(p.CPU, 2) + " (" + p.Label + ")"
+			}
+			return spread(p.CPU, 2)
+		})
 		b.WriteString("\n")
 	}
 	fmt.Fprintf(&b, "\n**CPU per request over %s's, by handler CPU work** (under 1: cheaper than %s)\n\n", baseline, baseline)
-	head("server")
+	header(&b, "server", ls)
 	for _, s := range names {
-		if s == baseline {
-			continue
+		if s != baseline {
+			row(&b, s, ls, ratioCell(rep.Work, s))
+			b.WriteString("\n")
 		}
-		fmt.Fprintf(&b, "| %s |", s)
-		for _, us := range ls {
-			cell := "–"
-			if r, ok := vsBaseline(rep.Work, s, us); ok {
-				cell = versus(&r)
-			}
-			fmt.Fprintf(&b, " %s |", cell)
-		}
-		b.WriteString("\n")
 	}
 	fmt.Fprintf(&b, "\n**Where the stack stops mattering**: the handler CPU work at which each stack's advantage over %s (1 − the ratio above) falls under %.0f %%\n\n| server | advantage under %.0f %% |\n|---|---|\n", baseline, 100*matters, 100*matters)
 	for _, s := range names {
@@ -290,48 +311,28 @@ func workTables(rep Report) string {
 			fmt.Fprintf(&b, "| %s | %s |\n", s, crossover(rep.Work, s))
 		}
 	}
-	b.WriteString("\n**Calibration**: what the handler's work added to each server's CPU per request, block by block against no work, as a share of the work asked for\n\n| server |")
-	for _, us := range ls[1:] {
-		fmt.Fprintf(&b, " %s |", workLabel(us))
-	}
-	b.WriteString("\n|---|" + strings.Repeat("---:|", len(ls)-1) + "\n")
+	b.WriteString("\n**Calibration**: what the handler's work added to each server's CPU per request, block by block against no work, as a share of the work asked for\n\n")
+	header(&b, "server", ls[1:])
 	for _, s := range names {
-		fmt.Fprintf(&b, "| %s |", s)
-		for _, us := range ls[1:] {
-			cell := "–"
-			if d, ok := added(rep.Work, s, us); ok {
-				cell = calibration(d, us)
-			}
-			fmt.Fprintf(&b, " %s |", cell)
-		}
+		row(&b, s, ls[1:], func(us float64) string {
+			d, _ := added(rep.Work, s, us)
+			return calibration(d, us)
+		})
 		b.WriteString("\n")
 		if z, ok := at(rep.Work, s, 0); ok && z.AppCPU.N > 0 {
 			// Where the work runs in one process of several (fcgi's
 			// application behind lighttpd), that process's part alone.
-			fmt.Fprintf(&b, "| %s, the application alone |", s)
-			for _, us := range ls[1:] {
-				cell := "–"
-				if p, ok := at(rep.Work, s, us); ok && p.AppCPU.N > 0 {
-					cell = calibration(diff(p.AppCPU, z.AppCPU), us)
+			row(&b, s+", the application alone", ls[1:], func(us float64) string {
+				p, ok := at(rep.Work, s, us)
+				if !ok || p.AppCPU.N == 0 {
+					return "–"
 				}
-				fmt.Fprintf(&b, " %s |", cell)
-			}
+				return calibration(diff(p.AppCPU, z.AppCPU), us)
+			})
 			b.WriteString("\n")
 		}
 	}
 	return b.String() + "\n"
-}
-
-// waits returns the handler waits measured, in ms, ascending.
-func waits(ps []Point) []float64 {
-	var ws []float64
-	for _, p := range ps {
-		if !slices.Contains(ws, p.Wait) {
-			ws = append(ws, p.Wait)
-		}
-	}
-	slices.Sort(ws)
-	return ws
 }
 
 // waitTables are the runs with a waiting handler, a table per wait.
@@ -445,24 +446,13 @@ func readmeWork(rep Report) string {
 	ls := levels(rep.Work)
 	var b strings.Builder
 	fmt.Fprintf(&b, "CPU per request over %s's with the handler burning CPU before it answers (keep-alive ceilings on one core; "+
-		"the full tables, the calibration and the chart are in [results/REPORT.md](results/REPORT.md#when-the-stack-matters-make-bench-work)):\n\n| server |", baseline)
-	for _, us := range ls {
-		fmt.Fprintf(&b, " %s |", workLabel(us))
-	}
-	b.WriteString(" advantage under 10 % |\n|---|" + strings.Repeat("---:|", len(ls)) + "---|\n")
+		"the full tables, the calibration and the chart are in [results/REPORT.md](results/REPORT.md#when-the-stack-matters-make-bench-work)):\n\n", baseline)
+	header(&b, "server", ls, fmt.Sprintf("advantage under %.0f %%", 100*matters))
 	for _, s := range workServers(rep.Work) {
-		if s == baseline {
-			continue
+		if s != baseline {
+			row(&b, s, ls, ratioCell(rep.Work, s))
+			fmt.Fprintf(&b, " %s |\n", crossover(rep.Work, s))
 		}
-		fmt.Fprintf(&b, "| %s |", s)
-		for _, us := range ls {
-			cell := "–"
-			if r, ok := vsBaseline(rep.Work, s, us); ok {
-				cell = versus(&r)
-			}
-			fmt.Fprintf(&b, " %s |", cell)
-		}
-		fmt.Fprintf(&b, " %s |\n", crossover(rep.Work, s))
 	}
 	b.WriteString("\n" + workSummary(rep.Work) + "\n")
 	if len(rep.Wait) > 0 {
