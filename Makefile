@@ -83,17 +83,17 @@ fuzz: ## run each fuzzer (gnet's parser, the body framing, both guards) for FUZZ
 	$(GO) test -run '^$$' -fuzz '^FuzzScan$$' -fuzztime $(FUZZTIME) ./servers/internal/nethttpguard
 	$(GO) test -run '^$$' -fuzz '^FuzzScan$$' -fuzztime $(FUZZTIME) ./servers/internal/fasthttpguard
 
-bench: build deps ## one run: ceilings, in-memory costs, sweep, idle connections; results/, README and COSTS sections
-	bin/report $(RUNFLAGS) -run -sweep -docs -n 100000 -sweep-n 50000 -out results
+bench: build deps ## one run, about twenty minutes: ceilings and in-memory costs; results/, README and COSTS sections
+	bin/report $(RUNFLAGS) -run -docs -out results
 
 # The ceilings measured twice more, each in a separate invocation, set
 # beside make bench's: a figure that holds in one run only is not one.
 bench-again: build deps ## the ceilings twice more, separately, beside make bench's; results/agreement.md
-	bin/report $(RUNFLAGS) -run -out results/again/2
-	bin/report $(RUNFLAGS) -run -out results/again/3
+	bin/report $(RUNFLAGS) -run -in-memory=false -out results/again/2
+	bin/report $(RUNFLAGS) -run -in-memory=false -out results/again/3
 	bin/report -agree results,results/again/2,results/again/3 | tee results/agreement.md
 
-bench-sweep: build deps ## only the sweep (1 to 10 000 connections) and the idle connections, into results/
+bench-sweep: build deps ## the sweep (1 to 10 000 connections) and the idle connections, about twenty-five minutes, into results/
 	bin/report $(RUNFLAGS) -sweep -docs -sweep-n 50000 -out results
 
 bench-scale: build deps ## keep-alive ceilings on SCALE_CORES cores of SERVER_CPUS, client on CLIENT_CPUS; efficiency in results/REPORT.md
@@ -103,7 +103,7 @@ bench-quick: build ## a smoke run of the benchmarks (bench-work's too), about tw
 	d=$$(mktemp -d) && trap 'rm -rf "$$d"' EXIT && bin/report $(RUNFLAGS) -run -work -quick -out "$$d" && cat "$$d/REPORT.md"
 
 bench-work: build deps ## handler CPU work (0-100 µs) at each Go server's ceiling, and handler waits at Little's-law connections; results/, README section
-	bin/report $(RUNFLAGS) -work -docs -out results
+	bin/report $(RUNFLAGS) -work -for 500ms -docs -out results
 
 # loadgen keeps each server's core busy; wrk -t1, the reference client, does
 # not keep gnet's or nginx's busy on a slow machine, and then measures itself.

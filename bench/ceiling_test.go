@@ -45,9 +45,11 @@ func BenchmarkCeiling(b *testing.B) {
 		names = ordered
 	}
 	for _, mode := range modes(b) {
+		l := Load{Mode: mode, Connections: *flagConns}
+		ref := startReference(b, cfg, client, l)
 		for _, name := range names {
 			b.Run(name+"/"+string(mode), func(b *testing.B) {
-				ceiling(b, cfg, client, name, Work{}, Load{Mode: mode, Connections: *flagConns})
+				ceiling(b, cfg, client, name, Work{}, l, ref)
 			})
 		}
 	}
@@ -131,7 +133,7 @@ func BenchmarkScale(b *testing.B) {
 			b.Run(name+"/cores="+strconv.Itoa(k), func(b *testing.B) {
 				c := cfg
 				c.ServerCPUs, c.Procs = cpuList(cpus[:k]), k
-				ceiling(b, c, client, name, Work{}, Load{Mode: KeepAlive, Connections: *flagConns})
+				ceiling(b, c, client, name, Work{}, Load{Mode: KeepAlive, Connections: *flagConns}, nil)
 			})
 		}
 	}
@@ -199,14 +201,16 @@ func setup(b *testing.B) (Config, Client) {
 
 // ceiling measures one ceiling run, raising the connections until the
 // server is saturated (Saturate); a run that never saturates it is
-// reported with saturated=0: it is then no ceiling.
-func ceiling(b *testing.B, cfg Config, client Client, name string, w Work, l Load) {
+// reported with saturated=0: it is then no ceiling. With a reference, the
+// reference rounds right before and after it are reported as ref-us/req.
+func ceiling(b *testing.B, cfg Config, client Client, name string, w Work, l Load, ref *reference) {
+	if !measured(b) {
+		return // testing's probe with N=1: nothing to saturate
+	}
+	before := ref.before(b)
 	s, l, err := prepare(b, cfg, client, name, w, l)
 	if err != nil {
 		b.Fatal(err)
-	}
-	if !measured(b) {
-		return // testing's probe with N=1: nothing to saturate
 	}
 	b.ResetTimer()
 	c, err := Saturate(s, client, l)
@@ -215,6 +219,7 @@ func ceiling(b *testing.B, cfg Config, client Client, name string, w Work, l Loa
 		b.Fatal(err)
 	}
 	Report(b, c.Result)
+	ref.after(b, before)
 	b.ReportMetric(float64(c.Connections), "conns")
 	b.ReportMetric(b2f(c.Saturated), "saturated")
 	if !c.Saturated {

@@ -31,7 +31,7 @@ func BenchmarkWork(b *testing.B) {
 	for _, d := range levels {
 		for _, name := range names {
 			b.Run(fmt.Sprintf("%s/cpu=%gus", name, us(d)), func(b *testing.B) {
-				ceiling(b, cfg, client, name, Work{CPU: d}, Load{Mode: KeepAlive, Connections: *flagConns})
+				ceiling(b, cfg, client, name, Work{CPU: d}, Load{Mode: KeepAlive, Connections: *flagConns}, nil)
 			})
 		}
 	}

@@ -1,12 +1,13 @@
 package main
 
 import (
-	"hellobench/internal/proc"
-
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+
+	"hellobench/internal/proc"
 )
 
 // A document is a hand-written file with sections generated from the
@@ -118,8 +119,12 @@ func conditions(rep Report) string {
 	}
 	m := rep.Machine
 	var b strings.Builder
-	fmt.Fprintf(&b, "- Measured %s on %s (%d cores), %s, %s, nginx %s, lighttpd %s; %s, each running every server once in an order that changes from block to block.\n",
-		s.Date, m.CPU, m.Cores, m.Kernel, m.Go, orNone(m.Nginx), orNone(m.Lighttpd), plural(s.Rounds, "block"))
+	refs := ""
+	if referenced(rep) {
+		refs = ", with a reference nginx, kept running, measured right before and after each"
+	}
+	fmt.Fprintf(&b, "- Measured %s on %s (%d cores), %s, %s, nginx %s, lighttpd %s; %s, each running every server once in an order that changes from block to block%s.\n",
+		s.Date, m.CPU, m.Cores, m.Kernel, m.Go, orNone(m.Nginx), orNone(m.Lighttpd), plural(s.Rounds, "block"), refs)
 	fmt.Fprintf(&b, "- CPU time read from %s.\n", cpuSource(s))
 	if s.Forced != "" {
 		fmt.Fprintf(&b, "- **Forced (-force) while other processes were busy: %s. The figures include what they took.**\n", s.Forced)
@@ -140,6 +145,22 @@ func cpuSource(s Section) string {
 		return proc.SourceTicks
 	}
 	return s.CPUSource
+}
+
+// referenced reports whether the ceilings were measured with reference
+// rounds beside each target.
+func referenced(rep Report) bool {
+	return slices.ContainsFunc(rep.Ceilings, func(p Point) bool { return len(p.Ref) > 0 })
+}
+
+// pairing says how the ceilings' ratios and differences pair their blocks.
+func pairing(rep Report) string {
+	if !referenced(rep) {
+		return "a ratio is taken block by block between servers that ran in the same block"
+	}
+	return "a ratio to nginx is taken in each block against the reference nginx measured right before and after the server " +
+		"(the host's speed drifts over seconds, and rounds next to each other share it); the other ratios and differences are taken block by block " +
+		"between servers that ran in the same block, each block's CPU scaled by the run's median reference over the reference beside it"
 }
 
 // noiseBound is the A/A interval's half-width above which the report says
@@ -168,7 +189,11 @@ func aaLine(rep Report) string {
 	if len(parts) == 0 {
 		return ""
 	}
-	line := "- A/A: a second nginx, measured as a target of its own, against nginx: " + strings.Join(parts, ", ") + ". This is the run's noise floor."
+	against := "nginx"
+	if referenced(rep) {
+		against = "the reference rounds beside it"
+	}
+	line := "- A/A: a second nginx, started and measured as a target of its own, against " + against + ": " + strings.Join(parts, ", ") + ". This is the run's noise floor."
 	if len(noisy) > 0 {
 		line += fmt.Sprintf(" **Wider than ±%.0f %% in %s: the machine was too noisy for %.0f %% claims there.**", 100*noiseBound, strings.Join(noisy, ", "), 100*noiseBound)
 	}

@@ -4,12 +4,13 @@
 //
 // Usage:
 //
-//	report [-run] [-sweep] [-work] [-quick] [-blocks 20] [-work-blocks 6] [-sweep-rounds 3] [-n 200000] [-out results] [-docs]
+//	report [-run] [-in-memory=false] [-sweep] [-work] [-quick] [-blocks 20] [-for 300ms] [-work-blocks 6] [-sweep-rounds 3] [-n 200000] [-out results] [-docs]
 //
 // With -run it runs the in-memory benchmarks of every server package,
-// -rounds times, and the ceiling benchmarks in -blocks blocks (each block
-// runs every target once, in an order that changes from block to block),
-// into bench.txt; with -sweep the concurrency sweep and the idle
+// -rounds times (unless -in-memory=false), and the ceiling benchmarks in
+// -blocks blocks (each block runs every target once, in an order that
+// changes from block to block, with a reference nginx measured right
+// before and after each), into bench.txt; with -sweep the concurrency sweep and the idle
 // connections, -sweep-rounds times in turn, into sweep.txt; with -work the
 // handler-work benchmarks in -work-blocks blocks, into work.txt. Without
 // them it renders what those files hold. Both files are standard `go test
@@ -63,7 +64,10 @@ func main() {
 	// resolve: three rounds keep make bench near half an hour.
 	sweepRounds := flag.Int("sweep-rounds", 3, "with -sweep: rounds of the sweep and the idle connections")
 	blocks := flag.Int("blocks", 20, "with -run: blocks of the ceilings, each running every server once, in an order that changes from block to block")
-	each := flag.Duration("for", 500*time.Millisecond, "with -run: how long each ceiling run lasts")
+	// Short runs buy blocks: the reference rounds beside each run cancel the
+	// host's drift, so the interval narrows with the blocks, not the length.
+	each := flag.Duration("for", 300*time.Millisecond, "with -run: how long each ceiling run (and each reference round beside it) lasts")
+	inMemory := flag.Bool("in-memory", true, "with -run: run the in-memory benchmarks of each server loop before the ceilings")
 	n := flag.Int("n", 200000, "with -run: requests per ceiling run")
 	sweepN := flag.Int("sweep-n", 100000, "with -sweep: requests per sweep run (at least 20 per connection)")
 	out := flag.String("out", "results", "output `directory`")
@@ -116,7 +120,7 @@ func main() {
 	scaleFile := filepath.Join(*out, "scale.txt")
 	workFile := filepath.Join(*out, "work.txt")
 	if *run {
-		if err := runAll(root, benchFile, *quick, forced, blockCount(*quick, *blocks), ceilingCommands(*quick, *rounds, *blocks, *each)); err != nil {
+		if err := runAll(root, benchFile, *quick, forced, blockCount(*quick, *blocks), ceilingCommands(*quick, *inMemory, *rounds, *blocks, *each)); err != nil {
 			fatal(err)
 		}
 	}
@@ -177,14 +181,17 @@ func goTest(args ...string) []string {
 // ceilingCommands are the in-memory benchmarks, then the ceilings in
 // blocks: each block runs every server once in each mode, in the block's
 // own order (bench.Order), for the same time each.
-func ceilingCommands(quick bool, rounds, blocks int, each time.Duration) [][]string {
+func ceilingCommands(quick, inMemory bool, rounds, blocks int, each time.Duration) [][]string {
+	var cmds [][]string
 	if quick {
-		return [][]string{
-			goTest("-bench", ".", "-benchmem", "-cpu", "1", "-benchtime", "20000x", "./servers/..."),
-			goTest("-bench", "Ceiling", "-benchtime", "1x", "-timeout", "0", "./bench", "-args", "-modes", "keepalive", "-warmup", "2000", "-for", "200ms", "-block", "0"),
+		if inMemory {
+			cmds = append(cmds, goTest("-bench", ".", "-benchmem", "-cpu", "1", "-benchtime", "20000x", "./servers/..."))
 		}
+		return append(cmds, goTest("-bench", "Ceiling", "-benchtime", "1x", "-timeout", "0", "./bench", "-args", "-modes", "keepalive", "-warmup", "2000", "-for", "200ms", "-block", "0"))
 	}
-	cmds := [][]string{goTest("-bench", ".", "-benchmem", "-cpu", "1", "-count", fmt.Sprint(rounds), "./servers/...")}
+	if inMemory {
+		cmds = append(cmds, goTest("-bench", ".", "-benchmem", "-cpu", "1", "-count", fmt.Sprint(rounds), "./servers/..."))
+	}
 	for k := range blocks {
 		cmds = append(cmds, goTest("-bench", "Ceiling", "-benchtime", "1x", "-timeout", "0", "./bench", "-args", "-for", each.String(), "-block", fmt.Sprint(k)))
 	}

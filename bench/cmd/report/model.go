@@ -1,6 +1,7 @@
 package main
 
 import (
+	"math"
 	"slices"
 	"sort"
 	"strconv"
@@ -37,6 +38,14 @@ type Point struct {
 	// blocks in which both servers were.
 	Blocks    []float64 `json:"cpu_us_per_req_by_block,omitempty"`
 	Saturated []bool    `json:"saturated_by_block,omitempty"`
+	// Ref is, block by block, the CPU per request of the reference nginx
+	// measured right before and after the ceiling (their mean; 0 where
+	// neither was saturated): the ratio to nginx is taken against it.
+	Ref []float64 `json:"ref_cpu_us_per_req_by_block,omitempty"`
+	// scaled is Blocks at the run's median reference speed (each block
+	// times the mode's median Ref over the block's own), so that
+	// differences between servers lose the host's drift too.
+	scaled []float64
 	// UsedConns is the connections a ceiling run ended with: more than
 	// Conns where the harness raised them to saturate the server.
 	UsedConns Figure `json:"connections_used"`
@@ -236,6 +245,9 @@ func ceilingPoint(server, mode string, conns int, s samples) Point {
 	}
 	p := point(server, mode, conns, kept)
 	p.Blocks, p.UsedConns = s["cpu-us/req"], s.figure("conns")
+	if ref := s["ref-us/req"]; len(ref) == len(p.Blocks) {
+		p.Ref = ref
+	}
 	for _, x := range sat {
 		p.Saturated = append(p.Saturated, x == 1)
 	}
@@ -322,6 +334,7 @@ func build(all map[string]samples, why map[string]string, sections map[string]Se
 			}
 		}
 	}
+	atRefSpeed(rep.Ceilings)
 	compare(rep.Ceilings)
 	compare(rep.Sweep)
 	sort.Slice(rep.Ceilings, func(i, j int) bool { return pointLess(rep.Ceilings[i], rep.Ceilings[j]) })
@@ -362,7 +375,44 @@ func blockCPU(p Point) Figure {
 	if len(p.Blocks) == 0 {
 		return p.CPU
 	}
-	return bench.Only(Figure{Spread: p.CPU.Spread, Rounds: p.Blocks}, func(i int) bool { return i < len(p.Saturated) && p.Saturated[i] })
+	v := p.Blocks
+	if p.scaled != nil {
+		v = p.scaled
+	}
+	return bench.Only(Figure{Spread: p.CPU.Spread, Rounds: v}, func(i int) bool { return i < len(p.Saturated) && p.Saturated[i] })
+}
+
+// refCPU is a ceiling's reference rounds block by block, NaN where none
+// was saturated.
+func refCPU(p Point) Figure {
+	return bench.Only(Figure{Rounds: p.Ref}, func(i int) bool { return p.Ref[i] > 0 })
+}
+
+// atRefSpeed sets each ceiling's scaled blocks: its CPU per request in each
+// block times the mode's median reference over the block's reference.
+func atRefSpeed(ps []Point) {
+	med := map[string][]float64{}
+	for _, p := range ps {
+		for _, x := range p.Ref {
+			if x > 0 {
+				med[p.Mode] = append(med[p.Mode], x)
+			}
+		}
+	}
+	for i := range ps {
+		p := &ps[i]
+		if len(p.Ref) == 0 || len(med[p.Mode]) == 0 {
+			continue
+		}
+		m := figureOf(med[p.Mode]).Median
+		p.scaled = make([]float64, len(p.Blocks))
+		for j, x := range p.Blocks {
+			p.scaled[j] = math.NaN()
+			if p.Ref[j] > 0 {
+				p.scaled[j] = x * m / p.Ref[j]
+			}
+		}
+	}
 }
 
 // blockRatio is a over b block by block, over the blocks in which both
@@ -370,7 +420,9 @@ func blockCPU(p Point) Figure {
 func blockRatio(a, b Point) Figure { return ratio(blockCPU(a), blockCPU(b)) }
 
 // compare sets each point's CPU ratios to nginx and the floor at the same
-// mode and concurrency, block by block (round by round in the sweep).
+// mode and concurrency, block by block (round by round in the sweep). A
+// ceiling with reference rounds is compared with them, the nginx measured
+// right beside it, rather than with the block's nginx target.
 func compare(ps []Point) {
 	ref := map[string]Point{}
 	for _, p := range ps {
@@ -381,7 +433,10 @@ func compare(ps []Point) {
 	for i := range ps {
 		p := &ps[i]
 		at := "/" + p.Mode + "/" + strconv.Itoa(p.Conns)
-		if n, ok := ref["nginx"+at]; ok && p.Server != "nginx" {
+		if len(p.Ref) > 0 && p.Server != "nginx" {
+			r := ratio(blockCPU(Point{CPU: p.CPU, Blocks: p.Blocks, Saturated: p.Saturated}), refCPU(*p))
+			p.CPUVsNginx = &r
+		} else if n, ok := ref["nginx"+at]; ok && p.Server != "nginx" {
 			r := blockRatio(*p, n)
 			p.CPUVsNginx = &r
 		}

@@ -190,3 +190,40 @@ func TestSaturationRule(t *testing.T) {
 		t.Errorf("its ceiling reads %q, want –", got)
 	}
 }
+
+// TestReferenceRounds checks the ratio to nginx against the reference
+// rounds beside each run: block by block, leaving out the blocks whose
+// server or reference was not saturated, and the blocks scaled to the
+// mode's median reference for the other ratios and differences.
+func TestReferenceRounds(t *testing.T) {
+	gin := ceilingPoint("gin", "keepalive", 50, samples{
+		"cpu-us/req": {20, 30, 24, 99, 22}, "ref-us/req": {10, 15, 12, 10, 0},
+		"saturated": {1, 1, 1, 0, 1}, "conns": {50, 50, 50, 200, 50}, "cpu-%": {99, 99, 99, 60, 99}})
+	floor := ceilingPoint("floor", "keepalive", 50, samples{
+		"cpu-us/req": {5, 9, 6, 5, 5}, "ref-us/req": {10, 15, 12, 12, 12},
+		"saturated": {1, 1, 1, 1, 1}, "conns": {50, 50, 50, 50, 50}, "cpu-%": {99, 99, 99, 99, 99}})
+	nginx := ceilingPoint("nginx", "keepalive", 50, samples{
+		"cpu-us/req": {10, 10, 10, 10, 10}, "ref-us/req": {10, 15, 12, 12, 12},
+		"saturated": {1, 1, 1, 1, 1}, "conns": {50, 50, 50, 50, 50}, "cpu-%": {99, 99, 99, 99, 99}})
+	if len(gin.Ref) != 5 {
+		t.Fatalf("gin's reference rounds: %v, want 5", gin.Ref)
+	}
+	ps := []Point{gin, floor, nginx}
+	atRefSpeed(ps)
+	compare(ps)
+	// Blocks 0-2 only: block 3 was not saturated, block 4 had no reference.
+	if r := ps[0].CPUVsNginx; r == nil || r.N != 3 || r.Median != 2 || r.Lo != 2 || r.Hi != 2 {
+		t.Errorf("gin/reference = %+v; want 2, 2, 2", r)
+	}
+	// The mode's median reference is 12 (of 14 positive rounds): gin's
+	// blocks at it are 24, 24, 24, the floor's 6, 7.2, 6.
+	if r := ps[0].CPUVsFloor; r == nil || r.N != 3 || r.Median != 4 {
+		t.Errorf("gin/floor at the reference speed = %+v; want 4, 10/3, 4", r)
+	}
+	if d := diff(blockCPU(ps[0]), blockCPU(ps[1])); d.N != 3 || d.Median != 18 {
+		t.Errorf("gin - floor at the reference speed = %+v; want 18, 16.8, 18", d.Spread)
+	}
+	if ps[2].CPUVsNginx != nil {
+		t.Errorf("nginx has a ratio to itself: %+v", ps[2].CPUVsNginx)
+	}
+}

@@ -55,7 +55,7 @@ func markdown(rep Report) string {
 	b.WriteString("- Each server runs pinned to CPU 0 with GOMAXPROCS=1 (nginx and lighttpd: one process; for fcgi, lighttpd and the application share the core); " +
 		"the in-repo loadgen runs pinned to CPU 1 with GOMAXPROCS=1.\n" +
 		"- **CPU µs/req** is the server's CPU time (every process and thread of it, as the kernel accounts it) over the requests served, the steadiest figure; **ceiling** is 1e6 / that. " +
-		"Each ceiling cell is " + interval(rep.Sections["ceilings"].Rounds) + " over the blocks; a ratio is taken block by block between servers that ran in the same block, and one whose interval contains 1 is a tie.\n" +
+		"Each ceiling cell is " + interval(rep.Sections["ceilings"].Rounds) + " over the blocks; " + pairing(rep) + ", and a ratio whose interval contains 1 is a tie.\n" +
 		"- A ceiling block counts only if the server was at least 97 % busy over the load (the harness doubles the connections, twice at most, until it is, unless the client's core is the limit); " +
 		"a row never saturated says so and gives no ceiling. Elsewhere (the sweep), a run whose server was under 90 % busy is labelled: **latency-bound** at one connection (round trips set the pace), " +
 		"**client-bound** when the client's core was saturated, **unsaturated** otherwise (the reason unknown). Its req/s is not a ceiling.\n")
