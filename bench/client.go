@@ -47,6 +47,9 @@ type Load struct {
 	Rate float64
 	// Warmup runs first on the same connections, not recorded: loadgen only.
 	Warmup time.Duration
+	// Log, when set, is a file for the run's HdrHistogram interval log
+	// (loadgen -o): loadgen only.
+	Log string
 }
 
 // Stats is what the client measured.
@@ -60,6 +63,17 @@ type Stats struct {
 	// ClientLimited says a run at a Rate sent late enough that its latency
 	// is the client's as much as the server's (loadgen's rule).
 	ClientLimited bool
+	// Start is when the measured part of the run began, by this host's
+	// clock, and Tail the rest of its latency curve: loadgen only.
+	Start time.Time
+	Tail  Tail
+}
+
+// Tail is a run's latency beyond p50 and p99, and at a Rate how late the
+// client itself sent (its send lateness): loadgen only.
+type Tail struct {
+	P90, P999, P9999, Max time.Duration
+	LateP999, LateMax     time.Duration
 }
 
 // A Client runs a load generator process pinned to a core.
@@ -171,10 +185,10 @@ func checkLoad(c Client, l Load) error {
 }
 
 // closedLoop refuses what only loadgen does: a fixed rate, a warm-up on
-// the measured connections.
+// the measured connections, an HdrHistogram log.
 func closedLoop(c Client, l Load) error {
-	if l.Rate > 0 || l.Warmup > 0 {
-		return fmt.Errorf("bench: %s cannot hold a fixed rate or warm up its connections; loadgen can", c.Name())
+	if l.Rate > 0 || l.Warmup > 0 || l.Log != "" {
+		return fmt.Errorf("bench: %s cannot hold a fixed rate, warm up its connections or write an HdrHistogram log; loadgen can", c.Name())
 	}
 	return nil
 }

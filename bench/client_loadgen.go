@@ -32,6 +32,9 @@ func (g Loadgen) Args(l Load) []string {
 	if l.Warmup > 0 {
 		args = append(args, "-warmup", l.Warmup.String())
 	}
+	if l.Log != "" {
+		args = append(args, "-o", l.Log)
+	}
 	switch l.Mode {
 	case KeepAlive:
 		args = append(args, "-k")
@@ -75,8 +78,15 @@ func parseLoadgen(out []byte) (Stats, error) {
 	if r.Complete == 0 {
 		return Stats{}, errors.New("no complete request")
 	}
+	us := func(v float64) time.Duration { return time.Duration(v * float64(time.Microsecond)) }
+	tail := Tail{P90: us(r.LatencyUS.P90), P999: us(r.LatencyUS.P99_9), P9999: us(r.LatencyUS.P99_99), Max: us(r.LatencyUS.Max)}
+	if l := r.SendLatenessUS; l != nil {
+		tail.LateP999, tail.LateMax = us(l.P99_9), us(l.Max)
+	}
 	return Stats{
 		Requests:  r.Complete,
+		Start:     r.Start,
+		Tail:      tail,
 		Elapsed:   time.Duration(r.DurationS * float64(time.Second)),
 		ReqPerSec: r.RequestsPerSec,
 		P50:       time.Duration(r.LatencyUS.P50 * float64(time.Microsecond)),

@@ -29,6 +29,8 @@ type Config struct {
 	Procs      int    // the server's GOMAXPROCS; 0: 1
 	// StartTimeout bounds the wait for a server to serve.
 	StartTimeout time.Duration
+	// Vars are more environment variables for the servers, NAME=value.
+	Vars []string
 }
 
 // DefaultConfig finds the module root from the working directory and pins
@@ -165,7 +167,7 @@ func (c Config) StartWith(name, addr string, w Work) (*Server, error) {
 		return nil, err
 	}
 	env := targets.Env{Root: c.Root, Addr: addr, CPUs: c.ServerCPUs, Procs: c.Procs, StartTimeout: c.StartTimeout, Bare: bare,
-		Work: w, WaitInline: inline}
+		Work: w, WaitInline: inline, Vars: c.Vars}
 	if t.Package != "" {
 		if _, err := c.Binary(base); err != nil {
 			return nil, err

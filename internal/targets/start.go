@@ -40,6 +40,9 @@ type Env struct {
 	StartTimeout time.Duration
 	// Echo, when set, receives the target's output as it is written.
 	Echo io.Writer
+	// Vars are more environment variables, NAME=value (GODEBUG=gctrace=1
+	// for a Go runtime's collections).
+	Vars []string
 }
 
 // A launch is what a row's launch function returns: the program and how
@@ -155,7 +158,7 @@ func (t Target) start(e Env, dir string) (*Instance, error) {
 		procs = 1
 	}
 	p, err := proc.Start(proc.Spec{
-		Name: t.Name, Path: l.path, Args: l.args, Env: append(l.env, "TMPDIR="+tmp), Dir: l.dir,
+		Name: t.Name, Path: l.path, Args: l.args, Env: append(append(l.env, e.Vars...), "TMPDIR="+tmp), Dir: l.dir,
 		CPUs: e.CPUs, Procs: procs, NoFile: e.NoFile, Echo: e.Echo,
 		Stop: t.Stop, DeathSig: t.DeathSig,
 	})

@@ -47,6 +47,10 @@ type Target struct {
 	// Gives says, in a line for the report, what the stack gives a real
 	// application beyond the page: facts about the stack, not figures.
 	Gives string
+	// GoRuntime says the process that speaks HTTP is a Go program started
+	// directly, so GODEBUG reaches its runtime (its collections can be
+	// traced).
+	GoRuntime bool
 	// ServerHeader is the expected prefix of the Server header.
 	ServerHeader string
 	// Counted names the processes (by command name) whose CPU time and
@@ -160,6 +164,7 @@ func goServer(name string, port int, dev map[string]Deviation) Target {
 		Name: name, Kind: Server, Port: port, Package: "./servers/" + name,
 		ServerHeader: name,
 		Work:         true,
+		GoRuntime:    true,
 		Counted:      []string{name},
 		Ready:        regexp.MustCompile(name + `: listening on `),
 		Stop:         syscall.SIGTERM,

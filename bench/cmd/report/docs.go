@@ -24,6 +24,7 @@ var documents = []document{
 		"pick":     pickShort,
 		"clients":  clientsTable,
 		"work":     readmeWork,
+		"latency":  readmeLatency,
 	}},
 	{"bench/COSTS.md", map[string]func(Report) string{
 		"conditions":      conditions,
@@ -44,6 +45,8 @@ func beginMarker(name string) string {
 		from = "make compare-clients writes it from results/clients.json"
 	case "work":
 		from = "make bench-work writes it from results/results.json"
+	case "latency":
+		from = "make bench-latency writes it from results/results.json"
 	}
 	return "<!-- begin generated: " + name + " (" + from + ") -->\n"
 }
@@ -106,6 +109,9 @@ func source(rep Report, section string) string {
 		unit = "block"
 	case "work":
 		unit, run = "block", "make bench-work"
+	case "latency":
+		return fmt.Sprintf("_`make bench-latency`, %s, %s on %s; each cell is %s of the rounds kept._",
+			s.Date, plural(s.Rounds, "round"), rep.Machine.CPU, interval(s.Rounds))
 	}
 	return fmt.Sprintf("_`%s`, %s, %s on %s; each cell is %s, a difference or ratio taken %s by %s._",
 		run, s.Date, plural(s.Rounds, unit), rep.Machine.CPU, interval(s.Rounds), unit, unit)

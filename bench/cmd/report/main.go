@@ -4,7 +4,7 @@
 //
 // Usage:
 //
-//	report [-run] [-in-memory=false] [-sweep] [-work] [-quick] [-blocks 20] [-for 300ms] [-work-blocks 6] [-sweep-rounds 3] [-n 200000] [-out results] [-docs]
+//	report [-run] [-in-memory=false] [-sweep] [-work] [-latency] [-quick] [-blocks 20] [-for 300ms] [-work-blocks 6] [-sweep-rounds 3] [-n 200000] [-out results] [-docs]
 //
 // With -run it runs the in-memory benchmarks of every server package,
 // -rounds times (unless -in-memory=false), and the ceiling benchmarks in
@@ -12,7 +12,9 @@
 // changes from block to block, with a reference nginx measured right
 // before and after each), into bench.txt; with -sweep the concurrency sweep and the idle
 // connections, -sweep-rounds times in turn, into sweep.txt; with -work the
-// handler-work benchmarks in -work-blocks blocks, into work.txt. Without
+// handler-work benchmarks in -work-blocks blocks, into work.txt; with
+// -latency the servers at fixed rates in -latency-rounds rounds, into
+// latency.txt and their HdrHistogram logs into latency/. Without
 // them it renders what those files hold. Both files are standard `go test
 // -bench` output, with the date and conditions of the run in comment lines:
 // benchstat compares two of them.
@@ -56,6 +58,9 @@ func main() {
 	sweep := flag.Bool("sweep", false, "run the concurrency sweep and the idle connections into sweep.txt first")
 	scaleRun := flag.Bool("scale", false, "run the ceilings on several core counts into scale.txt first (SERVER_CPUS, CLIENT_CPUS)")
 	workRun := flag.Bool("work", false, "run the handler-work benchmarks (CPU work at the ceiling, waits at Little's-law connections) into work.txt first")
+	latencyRun := flag.Bool("latency", false, "run the servers at fixed rates (the ladder, shares of each one's keep-alive ceiling from the ceilings in -out) into latency.txt first, their HdrHistogram logs into latency/")
+	ceilingsFrom := flag.String("ceilings-from", "", "with -latency: the bench.txt whose keep-alive ceilings the shares are of (default: the one in -out)")
+	latencyRounds := flag.Int("latency-rounds", 3, "with -latency: rounds, each holding every server at every rate once, in its own order")
 	workBlocks := flag.Int("work-blocks", 6, "with -work: blocks, each running every server at every level of work once, in its own order")
 	cores := flag.String("cores", "1,2", "with -scale: the core counts")
 	quick := flag.Bool("quick", false, "with -run: a smoke run of about a minute (keep-alive only, short runs, one round)")
@@ -73,16 +78,25 @@ func main() {
 	out := flag.String("out", "results", "output `directory`")
 	docs := flag.Bool("docs", false, "also write the generated sections of README.md and bench/COSTS.md")
 	agreeDirs := flag.String("agree", "", "compare the ceilings of several runs' output `directories` (comma-separated) and print the comparison; nothing is run")
+	agreeLatencyDirs := flag.String("agree-latency", "", "compare make bench-latency's p99 at the common rate in several runs' output `directories` (comma-separated) and print it; nothing is run")
 	force := flag.Bool("force", false, "run even when another process is busy on the pinned CPUs (the report says so)")
 	flag.Parse()
 	if flag.NArg() > 0 {
 		log.Fatalf("unexpected arguments %q", flag.Args())
 	}
-	if *rounds < 1 || *sweepRounds < 1 || *n < 1 || *sweepN < 1 || *blocks < 1 || *workBlocks < 1 || *each <= 0 {
-		log.Fatal("-rounds, -sweep-rounds, -blocks, -work-blocks, -for, -n and -sweep-n must be positive")
+	if *rounds < 1 || *sweepRounds < 1 || *n < 1 || *sweepN < 1 || *blocks < 1 || *workBlocks < 1 || *latencyRounds < 1 || *each <= 0 {
+		log.Fatal("-rounds, -sweep-rounds, -blocks, -work-blocks, -latency-rounds, -for, -n and -sweep-n must be positive")
 	}
 	if *docs && *quick {
 		log.Fatal("-docs takes a full run's figures, not -quick's")
+	}
+	if *agreeLatencyDirs != "" {
+		text, err := agreeLatency(strings.Split(*agreeLatencyDirs, ","))
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Print(text)
+		return
 	}
 	if *agreeDirs != "" {
 		text, err := agree(strings.Split(*agreeDirs, ","))
@@ -103,7 +117,7 @@ func main() {
 	// keep no partial output.
 	proc.Handle("report", 5*time.Second, removePartial)
 	var forced string
-	if *run || *sweep || *scaleRun || *workRun {
+	if *run || *sweep || *scaleRun || *workRun || *latencyRun {
 		cfg, err := bench.DefaultConfig()
 		if err != nil {
 			log.Fatal(err)
@@ -119,6 +133,7 @@ func main() {
 	sweepFile := filepath.Join(*out, "sweep.txt")
 	scaleFile := filepath.Join(*out, "scale.txt")
 	workFile := filepath.Join(*out, "work.txt")
+	latencyFile := filepath.Join(*out, "latency.txt")
 	if *run {
 		if err := runAll(root, benchFile, *quick, forced, blockCount(*quick, *blocks), ceilingCommands(*quick, *inMemory, *rounds, *blocks, *each)); err != nil {
 			fatal(err)
@@ -141,10 +156,20 @@ func main() {
 		}
 	}
 
+	if *latencyRun {
+		from := benchFile
+		if *ceilingsFrom != "" {
+			from = *ceilingsFrom
+		}
+		if err := runLatency(root, *out, from, latencyFile, *quick, forced, *latencyRounds); err != nil {
+			fatal(err)
+		}
+	}
+
 	all := map[string]samples{}
 	why := map[string]string{}
 	sections := map[string]Section{}
-	for name, f := range map[string]string{"ceilings": benchFile, "sweep": sweepFile, "scale": scaleFile, "work": workFile} {
+	for name, f := range map[string]string{"ceilings": benchFile, "sweep": sweepFile, "scale": scaleFile, "work": workFile, "latency": latencyFile} {
 		sec, ok, err := readBench(f, all, why)
 		if err != nil {
 			log.Fatal(err)
@@ -154,7 +179,7 @@ func main() {
 		}
 	}
 	if len(all) == 0 {
-		log.Fatalf("no benchmark results in %s, %s, %s or %s: run with -run, -sweep, -scale or -work", benchFile, sweepFile, scaleFile, workFile)
+		log.Fatalf("no benchmark results in %s, %s, %s, %s or %s: run with -run, -sweep, -scale, -work or -latency", benchFile, sweepFile, scaleFile, workFile, latencyFile)
 	}
 	rep := build(all, why, sections, conns)
 	if rep.Clients, err = readClients(filepath.Join(*out, "clients.json")); err != nil {
@@ -213,6 +238,78 @@ func workCommands(quick bool, blocks int, each time.Duration) [][]string {
 		cmds = append(cmds,
 			goTest(slices.Concat([]string{"-bench", "^BenchmarkWork$", "-benchtime", "1x"}, block, work)...),
 			goTest(slices.Concat([]string{"-bench", "^BenchmarkWait$", "-benchtime", "1x"}, block, wait)...))
+	}
+	return cmds
+}
+
+// runLatency runs make bench-latency's rounds into file, the points'
+// HdrHistogram logs into out/latency (replaced only when every round ran),
+// at shares of the keep-alive ceilings in ceilingFile.
+func runLatency(root, out, ceilingFile, file string, quick bool, forced string, rounds int) error {
+	ceilings, err := keepAliveCeilings(ceilingFile)
+	if err != nil {
+		return err
+	}
+	logs, err := filepath.Abs(filepath.Join(out, "latency"))
+	if err != nil {
+		return err
+	}
+	tmp := logs + ".partial"
+	os.RemoveAll(tmp)
+	defer os.RemoveAll(tmp)
+	if quick {
+		rounds = 1
+	}
+	// The test binary runs in bench/: the path from there, so that the
+	// commands recorded name no directory of this machine.
+	rel, err := filepath.Rel(filepath.Join(root, "bench"), tmp)
+	if err != nil {
+		return err
+	}
+	if err := runAll(root, file, quick, forced, rounds, latencyCommands(quick, rounds, ceilings, rel)); err != nil {
+		return err
+	}
+	if err := os.RemoveAll(logs); err != nil {
+		return err
+	}
+	return os.Rename(tmp, logs)
+}
+
+// keepAliveCeilings reads each server's keep-alive ceiling, req/s, from a
+// run's bench.txt, as -ceilings takes them: name=req/s,...
+func keepAliveCeilings(file string) (string, error) {
+	all, why := map[string]samples{}, map[string]string{}
+	sec, ok, err := readBench(file, all, why)
+	if err != nil {
+		return "", err
+	}
+	if !ok {
+		return "", fmt.Errorf("-latency: no ceilings in %s to take shares of: run -run (make bench) first", file)
+	}
+	var list []string
+	for _, p := range build(all, why, map[string]Section{"ceilings": sec}, conns).Ceilings {
+		if p.Mode == "keepalive" && p.Implied.N > 0 && !strings.Contains(p.Server, "/") {
+			list = append(list, fmt.Sprintf("%s=%.0f", p.Server, p.Implied.Median))
+		}
+	}
+	if len(list) == 0 {
+		return "", fmt.Errorf("-latency: no saturated keep-alive ceiling in %s", file)
+	}
+	return strings.Join(list, ","), nil
+}
+
+// latencyCommands are make bench-latency's rounds, each holding every
+// server at every rate in the round's order; -quick holds two servers at
+// three points for a second each.
+func latencyCommands(quick bool, rounds int, ceilings, logs string) [][]string {
+	args := []string{"-bench", "^BenchmarkLatency$", "-benchtime", "1x", "-timeout", "0", "./bench", "-args", "-ceilings", ceilings, "-lat-logs", logs}
+	if quick {
+		args = append(args, "-lat-servers", "nethttp,nginx", "-rates", "10000", "-of", "0.5", "-many-conns", "200", "-many-rate", "10000",
+			"-lat-for", "1s", "-lat-warmup", "300ms")
+	}
+	var cmds [][]string
+	for k := range rounds {
+		cmds = append(cmds, goTest(slices.Concat(args, []string{"-block", fmt.Sprint(k)})...))
 	}
 	return cmds
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"math"
 	"slices"
 	"sort"
 	"strconv"
@@ -42,10 +41,10 @@ type Point struct {
 	// measured right before and after the ceiling (their mean; 0 where
 	// neither was saturated): the ratio to nginx is taken against it.
 	Ref []float64 `json:"ref_cpu_us_per_req_by_block,omitempty"`
-	// scaled is Blocks at the run's median reference speed (each block
-	// times the mode's median Ref over the block's own), so that
-	// differences between servers lose the host's drift too.
-	scaled []float64
+	// Scaled is Blocks at the run's median reference speed (each block
+	// times the mode's median Ref over the block's own; 0 where Ref is),
+	// so that differences between servers lose the host's drift too.
+	Scaled []float64 `json:"cpu_us_per_req_at_ref_speed_by_block,omitempty"`
 	// UsedConns is the connections a ceiling run ended with: more than
 	// Conns where the harness raised them to saturate the server.
 	UsedConns Figure `json:"connections_used"`
@@ -175,6 +174,8 @@ type Report struct {
 	// Wait its runs with handler waits at Little's-law connections.
 	Work []Point `json:"work,omitempty"`
 	Wait []Point `json:"wait,omitempty"`
+	// Latency is make bench-latency's points: servers held at fixed rates.
+	Latency []Lat `json:"latency,omitempty"`
 	// Clients is make compare-clients' run, when there is one.
 	Clients *bench.ClientsRun `json:"-"`
 }
@@ -326,6 +327,10 @@ func build(all map[string]samples, why map[string]string, sections map[string]Se
 				}
 				rep.Wait = append(rep.Wait, p)
 			}
+		case strings.HasPrefix(key, "hellobench/bench/BenchmarkLatency/"):
+			if l, ok := latPoint(strings.TrimPrefix(key, "hellobench/bench/BenchmarkLatency/"), s, why[key]); ok {
+				rep.Latency = append(rep.Latency, l)
+			}
 		case strings.HasPrefix(key, "hellobench/bench/BenchmarkIdle/"):
 			server, c, ok := strings.Cut(strings.TrimPrefix(key, "hellobench/bench/BenchmarkIdle/"), "/c=")
 			if n, err := strconv.Atoi(c); ok && err == nil {
@@ -335,6 +340,7 @@ func build(all map[string]samples, why map[string]string, sections map[string]Se
 		}
 	}
 	atRefSpeed(rep.Ceilings)
+	sortLat(rep.Latency)
 	compare(rep.Ceilings)
 	compare(rep.Sweep)
 	sort.Slice(rep.Ceilings, func(i, j int) bool { return pointLess(rep.Ceilings[i], rep.Ceilings[j]) })
@@ -376,10 +382,10 @@ func blockCPU(p Point) Figure {
 		return p.CPU
 	}
 	v := p.Blocks
-	if p.scaled != nil {
-		v = p.scaled
+	if p.Scaled != nil {
+		v = p.Scaled
 	}
-	return bench.Only(Figure{Spread: p.CPU.Spread, Rounds: v}, func(i int) bool { return i < len(p.Saturated) && p.Saturated[i] })
+	return bench.Only(Figure{Spread: p.CPU.Spread, Rounds: v}, func(i int) bool { return i < len(p.Saturated) && p.Saturated[i] && v[i] > 0 })
 }
 
 // refCPU is a ceiling's reference rounds block by block, NaN where none
@@ -405,11 +411,10 @@ func atRefSpeed(ps []Point) {
 			continue
 		}
 		m := figureOf(med[p.Mode]).Median
-		p.scaled = make([]float64, len(p.Blocks))
+		p.Scaled = make([]float64, len(p.Blocks))
 		for j, x := range p.Blocks {
-			p.scaled[j] = math.NaN()
 			if p.Ref[j] > 0 {
-				p.scaled[j] = x * m / p.Ref[j]
+				p.Scaled[j] = x * m / p.Ref[j]
 			}
 		}
 	}

@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 
 	"hellobench/internal/targets"
@@ -22,6 +24,7 @@ type pickRow struct {
 	name                            string
 	vsNginx, vsFloor, conn, perConn string
 	allocs                          string
+	tail                            string // p99.9 at the common steady rate
 }
 
 func pickRows(rep Report) []pickRow {
@@ -34,7 +37,7 @@ func pickRows(rep Report) []pickRow {
 		if !ok {
 			continue
 		}
-		r := pickRow{name: s, vsNginx: versus(p.CPUVsNginx), vsFloor: versus(p.CPUVsFloor), allocs: "–", conn: "–", perConn: "–"}
+		r := pickRow{name: s, vsNginx: versus(p.CPUVsNginx), vsFloor: versus(p.CPUVsFloor), allocs: "–", conn: "–", perConn: "–", tail: tailAt(rep, s)}
 		if m, ok := memory(rep, s, "BenchmarkServeKeepAlive"); ok {
 			r.allocs = median(m.AllocsOp, 0)
 		}
@@ -65,11 +68,26 @@ func pickTable(rep Report) string {
 		return ""
 	}
 	var b strings.Builder
-	b.WriteString("| stack | CPU per keep-alive request vs nginx | vs the floor | allocs/request | a new connection adds, CPU µs | memory per idle connection (10 000 held) |\n|---|--:|--:|--:|--:|--:|\n")
+	fmt.Fprintf(&b, "| stack | CPU per keep-alive request vs nginx | vs the floor | allocs/request | a new connection adds, CPU µs | memory per idle connection (10 000 held) | p99.9 at a steady %s req/s, µs |\n|---|--:|--:|--:|--:|--:|--:|\n", num(latRate, 0))
 	for _, r := range rows {
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", r.name, r.vsNginx, r.vsFloor, r.allocs, r.conn, r.perConn)
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", r.name, r.vsNginx, r.vsFloor, r.allocs, r.conn, r.perConn, r.tail)
 	}
 	return b.String()
+}
+
+// tailAt is a stack's p99.9 at the common steady rate (make bench-latency),
+// or why it has none.
+func tailAt(rep Report, server string) string {
+	l, ok := findLat(rep.Latency, server, "r="+strconv.Itoa(latRate), conns)
+	switch {
+	case ok && l.P999.N > 0:
+		return spread(l.P999, 0)
+	case ok:
+		return "no round kept"
+	case len(rep.Latency) > 0 && slices.Contains(latServers(rep.Latency), server):
+		return "above 90 % of its ceiling"
+	}
+	return "–"
 }
 
 // pickShort is the README's section: the table and one line per stack.
@@ -86,5 +104,8 @@ func pickShort(rep Report) string {
 		}
 	}
 	b.WriteString("\nA ratio whose range straddles 1 is a tie. " + source(rep, "ceilings") + "\n")
+	if _, ok := rep.Sections["latency"]; ok {
+		b.WriteString("\nThe p99.9 column: " + source(rep, "latency") + "\n")
+	}
 	return b.String()
 }

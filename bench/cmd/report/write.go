@@ -25,6 +25,7 @@ func write(dir string, rep Report) error {
 		"cpu.svg":      cpuSVG(rep),
 		"memory.svg":   memorySVG(rep),
 		"work.svg":     workSVG(rep),
+		"latency.svg":  latencySVG(rep),
 	}
 	for name, text := range files {
 		path := filepath.Join(dir, name)
@@ -74,9 +75,10 @@ func markdown(rep Report) string {
 	section(&b, rep, "sweep", "Idle connections: memory and CPU", idleSection)
 	section(&b, rep, "scale", "More cores (make bench-scale)", scaleSection)
 	section(&b, rep, "work", "When the stack matters (make bench-work)", workSection)
-	b.WriteString("## Commands\n\nRun from the repository root; `make bench` runs them through `bin/report -run -sweep -docs`. " +
-		"The raw output is in bench.txt, sweep.txt, scale.txt and work.txt; `benchstat old.txt new.txt` compares two runs.\n\n```\n")
-	for _, name := range []string{"ceilings", "sweep", "scale", "work"} {
+	section(&b, rep, "latency", "Latency at a steady load (make bench-latency)", latencySection)
+	b.WriteString("## Commands\n\nRun from the repository root; `make bench` runs the ceilings' through `bin/report -run -docs`, and each other `make bench-…` its own. " +
+		"The raw output is in bench.txt, sweep.txt, scale.txt, work.txt and latency.txt; `benchstat old.txt new.txt` compares two runs.\n\n```\n")
+	for _, name := range []string{"ceilings", "sweep", "scale", "work", "latency"} {
 		for _, c := range rep.Sections[name].Commands {
 			b.WriteString(c + "\n")
 		}
