@@ -50,6 +50,9 @@ type Load struct {
 	// Log, when set, is a file for the run's HdrHistogram interval log
 	// (loadgen -o): loadgen only.
 	Log string
+	// Spin, with a Rate, keeps the client polling rather than sleeping
+	// between sends (loadgen -spin): loadgen only.
+	Spin bool
 }
 
 // Stats is what the client measured.
@@ -187,7 +190,7 @@ func checkLoad(c Client, l Load) error {
 // closedLoop refuses what only loadgen does: a fixed rate, a warm-up on
 // the measured connections, an HdrHistogram log.
 func closedLoop(c Client, l Load) error {
-	if l.Rate > 0 || l.Warmup > 0 || l.Log != "" {
+	if l.Rate > 0 || l.Warmup > 0 || l.Log != "" || l.Spin {
 		return fmt.Errorf("bench: %s cannot hold a fixed rate, warm up its connections or write an HdrHistogram log; loadgen can", c.Name())
 	}
 	return nil

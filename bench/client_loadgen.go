@@ -35,6 +35,9 @@ func (g Loadgen) Args(l Load) []string {
 	if l.Log != "" {
 		args = append(args, "-o", l.Log)
 	}
+	if l.Spin {
+		args = append(args, "-spin")
+	}
 	switch l.Mode {
 	case KeepAlive:
 		args = append(args, "-k")

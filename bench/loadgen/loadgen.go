@@ -133,6 +133,12 @@ type Config struct {
 	// (an in-process server) wait meanwhile.
 	Solo bool
 
+	// Spin, with a Rate, keeps the loop polling instead of sleeping until
+	// the next request is due: a core that goes idle wakes late now and
+	// then (on a virtual machine, by milliseconds), and every request due
+	// meanwhile goes late. It costs the whole client core.
+	Spin bool
+
 	// Progress, if set, is called about every 100 ms from another goroutine
 	// with the number of requests counted so far.
 	Progress func(done int64)

@@ -372,6 +372,26 @@ func TestRate(t *testing.T) {
 	})
 }
 
+// Spinning, the loop polls instead of sleeping until a request is due:
+// the same schedule, every request answered, and none sent early.
+func TestRateSpin(t *testing.T) {
+	eachEngine(t, func(t *testing.T, engine string) {
+		s := newTestServer(t, nil)
+		const n = 100
+		r := run(t, engine, Config{URL: s.url(), Requests: n, Concurrency: 4, KeepAlive: true, Rate: 1000, Spin: true})
+		checkCounts(t, r, n)
+		if r.Complete != n || s.received.Load() != n {
+			t.Errorf("complete %d received %d", r.Complete, s.received.Load())
+		}
+		if r.Elapsed < 99*time.Millisecond {
+			t.Errorf("100 requests at 1000/s took %v, less than the schedule's 99 ms", r.Elapsed)
+		}
+		if r.SendLateness == nil || r.SendLateness.TotalCount() != n {
+			t.Errorf("send lateness recorded for %v requests, want %d", r.SendLateness, n)
+		}
+	})
+}
+
 // With a rate, a stalled server shows in the latency of the requests it
 // delayed, measured from their intended send.
 func TestRateLatency(t *testing.T) {

@@ -255,7 +255,7 @@ func (l *loop) timeout(now time.Duration) time.Duration {
 	if l.check > 0 {
 		d = min(d, l.check-now)
 	}
-	if len(l.revive) > 0 {
+	if len(l.revive) > 0 || l.cfg.Spin && l.pace != nil && l.left != 0 {
 		d = 0
 	}
 	return max(d, 0)

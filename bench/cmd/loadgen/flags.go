@@ -17,6 +17,7 @@ import (
 type flags struct {
 	n, c, pipeline, repeat int
 	k, i, l, r, q, json    bool
+	spin                   bool
 	t, s, rate             float64
 	m, d, warmup, units    string
 	engine, out, startAt   string
@@ -47,6 +48,7 @@ func newFlagSet(f *flags) *flag.FlagSet {
 	fs.StringVar(&f.d, "d", "", "duration of the run, as wrk's -d (10s, 1m; a plain number is seconds)")
 	fs.IntVar(&f.pipeline, "pipeline", 1, "requests in flight per connection, written in one write and, without -rate, read back together (needs -k)")
 	fs.Float64Var(&f.rate, "rate", 0, "requests per second in total, open loop; latency from each intended send")
+	fs.BoolVar(&f.spin, "spin", false, "with -rate, poll instead of sleeping until a request is due: no late wake-ups, at the cost of the whole client core")
 	fs.StringVar(&f.warmup, "warmup", "", "run first and not recorded: a duration (2s) or a number of requests")
 	fs.IntVar(&f.repeat, "repeat", 1, "runs; prints the median run by requests per second and the spread")
 	fs.BoolVar(&f.json, "json", false, "print one JSON object instead of the report (and no progress)")
@@ -95,6 +97,7 @@ func (f flags) check(now time.Time) (*options, error) {
 		KeepAlive:          f.k,
 		Pipeline:           f.pipeline,
 		Rate:               f.rate,
+		Spin:               f.spin,
 		Method:             f.m,
 		Headers:            f.headers,
 		Engine:             f.engine,

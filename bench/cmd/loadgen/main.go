@@ -8,7 +8,8 @@
 // document length, -r don't stop at a socket receive error, -q no progress.
 // Beyond ab: -d duration (wrk's -d), -pipeline N requests per connection
 // written together, -rate R requests/s in total (open loop, latency from the
-// intended send), -warmup (a duration or a count, run first and not
+// intended send), -spin (with -rate, poll rather than sleep between sends),
+// -warmup (a duration or a count, run first and not
 // recorded), -repeat N runs (prints the median run and the spread), -json
 // (one JSON object instead of the report), -units ms (ab's own units and
 // format; µs by default), -engine io_uring|epoll (the I/O engine; by default

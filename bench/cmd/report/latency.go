@@ -30,6 +30,9 @@ type Lat struct {
 	P999          Figure `json:"p99_9_us"`
 	P9999         Figure `json:"p99_99_us"`
 	Max           Figure `json:"max_us"`
+	// AllP999 is the p99.9 over every round, the left-out ones too: what
+	// a client-limited point's lateness is set against.
+	AllP999 Figure `json:"p99_9_us_all_rounds"`
 	// LateP999 and LateMax are loadgen's own send lateness, over every
 	// round.
 	LateP999 Figure `json:"send_lateness_p99_9_us"`
@@ -91,7 +94,7 @@ func latPoint(name string, s samples, why string) (Lat, bool) {
 	l.ReqPerSec, l.Samples = kept.figure("req/s"), kept.figure("samples")
 	l.P50, l.P90, l.P99 = kept.figure("p50-us"), kept.figure("p90-us"), kept.figure("p99-us")
 	l.P999, l.P9999, l.Max = kept.figure("p99.9-us"), kept.figure("p99.99-us"), kept.figure("max-us")
-	l.LateP999, l.LateMax = s.figure("late-p99.9-us"), s.figure("late-max-us")
+	l.LateP999, l.LateMax, l.AllP999 = s.figure("late-p99.9-us"), s.figure("late-max-us"), s.figure("p99.9-us")
 	if _, ok := s["gcs"]; ok {
 		g, m := kept.figure("gcs"), kept.figure("gc-max-us")
 		l.GCs, l.GCMax = &g, &m
@@ -200,7 +203,8 @@ func latRow(l Lat, withRate bool) string {
 	case l.FellOver > 0:
 		return lead + " fell over: " + l.Why + strings.Repeat(" |", cols) + "\n"
 	case l.P99.N == 0:
-		return lead + fmt.Sprintf(" no round kept (%d client-limited, %d short of the rate)", l.ClientLimited, l.Short) + strings.Repeat(" |", cols) + "\n"
+		return lead + fmt.Sprintf(" no round kept: %d of %d client-limited (loadgen's send lateness p99.9 %s µs, the latency p99.9 %s µs), %d short of the rate",
+			l.ClientLimited, l.Rounds, spread(l.LateP999, 0), spread(l.AllP999, 0), l.Short) + strings.Repeat(" |", cols) + "\n"
 	}
 	cells := []string{spread(l.ReqPerSec, 0), spread(l.P50, 0), spread(l.P90, 0), spread(l.P99, 0), spread(l.P999, 0),
 		spread(l.P9999, 0), spread(l.Max, 0), gcCell(l), spread(l.LateP999, 0)}
