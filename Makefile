@@ -113,6 +113,8 @@ bench-latency-again: build deps ## make bench-latency twice more, separately; re
 	bin/report $(RUNFLAGS) -latency -ceilings-from results/bench.txt -out results/again/latency-2
 	bin/report $(RUNFLAGS) -latency -ceilings-from results/bench.txt -out results/again/latency-3
 	bin/report -agree-latency results,results/again/latency-2,results/again/latency-3 | tee results/latency-agreement.md
+	# The agreement needs their figures; the HdrHistogram logs kept are make bench-latency's.
+	rm -rf results/again/latency-2/latency results/again/latency-3/latency
 
 # loadgen keeps each server's core busy; wrk -t1, the reference client, does
 # not keep gnet's or nginx's busy on a slow machine, and then measures itself.

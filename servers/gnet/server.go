@@ -169,7 +169,9 @@ func (s *server) OnTraffic(c gnet.Conn) gnet.Action {
 	}
 	l := cs.loop
 	in, _ := c.Peek(-1)
-	out, n, closing, served := cs.serve(l.out[:0], in, l.clock.date[:], l.draining)
+	// The flag itself, not the loop's copy: a sweep queued by the
+	// shutdown may run after this request, which must still say close.
+	out, n, closing, served := cs.serve(l.out[:0], in, l.clock.date[:], s.draining.Load())
 	l.out = out[:0]
 	rest := len(in) - n
 	if closing {

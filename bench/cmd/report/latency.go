@@ -321,8 +321,13 @@ var nines = []struct {
 // rate, HdrHistogram's plot: one line per server.
 func latencySVG(rep Report) string {
 	var ps []Point
+	var missing []string
 	for _, l := range rep.Latency {
-		if l.Label != "r="+strconv.Itoa(latRate) || l.Conns != conns || l.P99.N == 0 {
+		if l.Label != "r="+strconv.Itoa(latRate) || l.Conns != conns {
+			continue
+		}
+		if l.P99.N == 0 {
+			missing = append(missing, l.Server)
 			continue
 		}
 		for _, n := range nines {
@@ -346,6 +351,10 @@ func latencySVG(rep Report) string {
 			return fmt.Sprintf("p%s", strings.TrimSuffix(nineOf(p.Wait), " %"))
 		},
 	}, 64)
+	if len(missing) > 0 {
+		s.text(10, y+10, dim, "not shown, no round kept (the client fell behind, or the server short of the rate): "+strings.Join(missing, ", "))
+		y += 18
+	}
 	return s.finishSweep(ps, y)
 }
 
