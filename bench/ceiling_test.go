@@ -236,10 +236,8 @@ func measured(b *testing.B) bool { return b.N > 1 || *flagFor > 0 }
 func prepare(b *testing.B, cfg Config, client Client, name string, w Work, l Load) (*Server, Load, error) {
 	s := startWith(b, cfg, name, w)
 	l.URL = s.URL()
-	if measured(b) && *flagWarmup > 0 {
-		w := l
-		w.Requests = *flagWarmup
-		if _, err := client.Run(w); err != nil {
+	if measured(b) {
+		if err := warmed(client, l); err != nil {
 			return s, l, fmt.Errorf("warm-up: %v", err)
 		}
 	}
@@ -248,6 +246,16 @@ func prepare(b *testing.B, cfg Config, client Client, name string, w Work, l Loa
 		l.Requests, l.Duration = 0, *flagFor
 	}
 	return s, l, nil
+}
+
+// warmed sends -warmup requests as l would, not counted.
+func warmed(client Client, l Load) error {
+	if *flagWarmup <= 0 {
+		return nil
+	}
+	l.Requests = *flagWarmup
+	_, err := client.Run(l)
+	return err
 }
 
 // measure starts the server, warms it up and measures one run into b's

@@ -92,8 +92,8 @@ func parseLoadgen(out []byte) (Stats, error) {
 		Tail:      tail,
 		Elapsed:   time.Duration(r.DurationS * float64(time.Second)),
 		ReqPerSec: r.RequestsPerSec,
-		P50:       time.Duration(r.LatencyUS.P50 * float64(time.Microsecond)),
-		P99:       time.Duration(r.LatencyUS.P99 * float64(time.Microsecond)),
+		P50:       us(r.LatencyUS.P50),
+		P99:       us(r.LatencyUS.P99),
 		// Only a run at a rate has a verdict.
 		ClientLimited: r.ClientLimited != nil && *r.ClientLimited,
 	}, nil

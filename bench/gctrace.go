@@ -2,7 +2,6 @@ package bench
 
 import (
 	"regexp"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -32,22 +31,12 @@ func GCsIn(output string, start, from, to time.Time) GCs {
 		if m == nil {
 			continue
 		}
-		at := start.Add(seconds(m[1]))
+		at := start.Add(parseUnit(m[1], "s"))
 		if at.Before(from) || !at.Before(to) {
 			continue
 		}
 		g.Count++
-		g.MaxPause = max(g.MaxPause, millis(m[2]), millis(m[3]))
+		g.MaxPause = max(g.MaxPause, parseUnit(m[2], "ms"), parseUnit(m[3], "ms"))
 	}
 	return g
-}
-
-func seconds(s string) time.Duration {
-	f, _ := strconv.ParseFloat(s, 64)
-	return time.Duration(f * float64(time.Second))
-}
-
-func millis(s string) time.Duration {
-	f, _ := strconv.ParseFloat(s, 64)
-	return time.Duration(f * float64(time.Millisecond))
 }

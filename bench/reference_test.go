@@ -49,12 +49,8 @@ func startReference(b *testing.B, cfg Config, client Client, l Load) *reference 
 	})
 	s.Name = RefName
 	l.URL = s.URL()
-	if *flagWarmup > 0 {
-		w := l
-		w.Requests = *flagWarmup
-		if _, err := client.Run(w); err != nil {
-			b.Fatalf("reference warm-up: %v", err)
-		}
+	if err := warmed(client, l); err != nil {
+		b.Fatalf("reference warm-up: %v", err)
 	}
 	l.Requests, l.Duration = 0, *flagFor
 	return &reference{s: s, client: client, load: l}

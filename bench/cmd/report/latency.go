@@ -192,19 +192,21 @@ func gcCell(l Lat) string {
 	return fmt.Sprintf("%s (longest %s µs)", spread(*l.GCs, 0), spread(*l.GCMax, 0))
 }
 
+// latCols is a latency table's columns after the server (and the rate asked).
+const latCols = 9
+
 // latRow is one server's row: its figures, or why it has none.
 func latRow(l Lat, withRate bool) string {
 	lead := "| " + l.Server + " |"
 	if withRate {
 		lead += " " + num(l.Rate, 0) + " |"
 	}
-	const cols = 9
 	switch {
 	case l.FellOver > 0:
-		return lead + " fell over: " + l.Why + strings.Repeat(" |", cols) + "\n"
+		return lead + " fell over: " + l.Why + strings.Repeat(" |", latCols) + "\n"
 	case l.P99.N == 0:
 		return lead + fmt.Sprintf(" no round kept: %d of %d client-limited (loadgen's send lateness p99.9 %s µs, the latency p99.9 %s µs), %d short of the rate",
-			l.ClientLimited, l.Rounds, spread(l.LateP999, 0), spread(l.AllP999, 0), l.Short) + strings.Repeat(" |", cols) + "\n"
+			l.ClientLimited, l.Rounds, spread(l.LateP999, 0), spread(l.AllP999, 0), l.Short) + strings.Repeat(" |", latCols) + "\n"
 	}
 	cells := []string{spread(l.ReqPerSec, 0), spread(l.P50, 0), spread(l.P90, 0), spread(l.P99, 0), spread(l.P999, 0),
 		spread(l.P9999, 0), spread(l.Max, 0), gcCell(l), spread(l.LateP999, 0)}
@@ -224,7 +226,7 @@ func latTable(group []Lat, all []Lat) string {
 	if withRate {
 		b.WriteString("--:|")
 	}
-	b.WriteString(strings.Repeat("--:|", 9) + "\n")
+	b.WriteString(strings.Repeat("--:|", latCols) + "\n")
 	for _, l := range group {
 		b.WriteString(latRow(l, withRate))
 	}
@@ -330,6 +332,8 @@ func latencySVG(rep Report) string {
 			missing = append(missing, l.Server)
 			continue
 		}
+		// The line chart draws Points: each percentile is one, its figure
+		// in P50 and its place on the nines axis in Wait.
 		for _, n := range nines {
 			ps = append(ps, Point{Server: l.Server, Mode: "keepalive", Conns: l.Conns, P50: n.val(l), Wait: 1 / (1 - n.q)})
 		}

@@ -91,19 +91,11 @@ func main() {
 		log.Fatal("-docs takes a full run's figures, not -quick's")
 	}
 	if *agreeLatencyDirs != "" {
-		text, err := agreeLatency(strings.Split(*agreeLatencyDirs, ","))
-		if err != nil {
-			log.Fatal(err)
-		}
-		fmt.Print(text)
+		printed(agreeLatency(strings.Split(*agreeLatencyDirs, ",")))
 		return
 	}
 	if *agreeDirs != "" {
-		text, err := agree(strings.Split(*agreeDirs, ","))
-		if err != nil {
-			log.Fatal(err)
-		}
-		fmt.Print(text)
+		printed(agree(strings.Split(*agreeDirs, ",")))
 		return
 	}
 	root, err := bench.FindRoot()
@@ -197,6 +189,14 @@ func main() {
 			fmt.Fprintf(os.Stderr, "report: wrote the generated sections of %s\n", d.path)
 		}
 	}
+}
+
+// printed prints a comparison's text, or ends on its error.
+func printed(text string, err error) {
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Print(text)
 }
 
 func goTest(args ...string) []string {

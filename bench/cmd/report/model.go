@@ -381,10 +381,15 @@ func blockCPU(p Point) Figure {
 	if len(p.Blocks) == 0 {
 		return p.CPU
 	}
-	v := p.Blocks
 	if p.Scaled != nil {
-		v = p.Scaled
+		return saturated(p, p.Scaled)
 	}
+	return saturated(p, p.Blocks)
+}
+
+// saturated is v, a value per block of p, NaN in the blocks in which p's
+// server was not saturated or v has no value.
+func saturated(p Point, v []float64) Figure {
 	return bench.Only(Figure{Spread: p.CPU.Spread, Rounds: v}, func(i int) bool { return i < len(p.Saturated) && p.Saturated[i] && v[i] > 0 })
 }
 
@@ -439,7 +444,7 @@ func compare(ps []Point) {
 		p := &ps[i]
 		at := "/" + p.Mode + "/" + strconv.Itoa(p.Conns)
 		if len(p.Ref) > 0 && p.Server != "nginx" {
-			r := ratio(blockCPU(Point{CPU: p.CPU, Blocks: p.Blocks, Saturated: p.Saturated}), refCPU(*p))
+			r := ratio(saturated(*p, p.Blocks), refCPU(*p))
 			p.CPUVsNginx = &r
 		} else if n, ok := ref["nginx"+at]; ok && p.Server != "nginx" {
 			r := blockRatio(*p, n)
