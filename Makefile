@@ -83,7 +83,7 @@ fuzz: ## run each fuzzer (gnet's parser, the body framing, both guards) for FUZZ
 	$(GO) test -run '^$$' -fuzz '^FuzzScan$$' -fuzztime $(FUZZTIME) ./servers/internal/nethttpguard
 	$(GO) test -run '^$$' -fuzz '^FuzzScan$$' -fuzztime $(FUZZTIME) ./servers/internal/fasthttpguard
 
-bench: build deps ## one run, about twenty minutes: ceilings and in-memory costs; results/, README and COSTS sections
+bench: build deps ## one run, about twenty-five minutes: ceilings and in-memory costs; results/, README and COSTS sections
 	bin/report $(RUNFLAGS) -run -docs -out results
 
 # The ceilings measured twice more, each in a separate invocation, set

@@ -86,7 +86,9 @@ func (r *reference) before(b *testing.B) float64 {
 }
 
 // after measures the round just after a target and reports, as
-// ref-us/req, the mean of the saturated rounds beside it (0: none was).
+// ref-us/req, the mean of the saturated rounds beside it (0: none was),
+// and as ref-drift the round after over the round before (0: one was not
+// saturated): far from 1, the host changed speed while the target ran.
 func (r *reference) after(b *testing.B, before float64) {
 	if r == nil {
 		return
@@ -103,4 +105,9 @@ func (r *reference) after(b *testing.B, before float64) {
 		ref = sum / float64(n)
 	}
 	b.ReportMetric(ref, "ref-us/req")
+	drift := 0.0
+	if before > 0 && after > 0 {
+		drift = after / before
+	}
+	b.ReportMetric(drift, "ref-drift")
 }

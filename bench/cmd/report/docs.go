@@ -136,6 +136,7 @@ func conditions(rep Report) string {
 		fmt.Fprintf(&b, "- **Forced (-force) while other processes were busy: %s. The figures include what they took.**\n", s.Forced)
 	}
 	b.WriteString(aaLine(rep))
+	b.WriteString(hostLine(rep))
 	if f, ok := cpuOf(rep, "floor", "keepalive"); ok {
 		fmt.Fprintf(&b, "- Calibration: the syscall floor spent %s µs of CPU per keep-alive request on this machine; compare machines by ratios to it.\n", spread(f, 2))
 	}
@@ -166,7 +167,7 @@ func pairing(rep Report) string {
 	}
 	return "a ratio to nginx is taken in each block against the reference nginx measured right before and after the server " +
 		"(the host's speed drifts over seconds, and rounds next to each other share it); the other ratios and differences are taken block by block " +
-		"between servers that ran in the same block, each block's CPU scaled by the run's median reference over the reference beside it"
+		"between servers that ran in the same block, each block's CPU scaled by the run's usual reference over the reference beside it"
 }
 
 // noiseBound is the A/A interval's half-width above which the report says

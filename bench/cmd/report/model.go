@@ -45,6 +45,12 @@ type Point struct {
 	// times the mode's median Ref over the block's own; 0 where Ref is),
 	// so that differences between servers lose the host's drift too.
 	Scaled []float64 `json:"cpu_us_per_req_at_ref_speed_by_block,omitempty"`
+	// Drift is, block by block, the reference round after the ceiling
+	// over the one before it (0: one was not saturated), and Host why the
+	// block is left out for the host's state (HostChanged, HostOther; ""
+	// in the mode's usual state): only the usual state's blocks count.
+	Drift []float64 `json:"ref_drift_by_block,omitempty"`
+	Host  []string  `json:"host_by_block,omitempty"`
 	// UsedConns is the connections a ceiling run ended with: more than
 	// Conns where the harness raised them to saturate the server.
 	UsedConns Figure `json:"connections_used"`
@@ -104,6 +110,9 @@ const (
 	// NeverSaturated is a ceiling whose server stayed under
 	// bench.SaturatedCeiling in every block, even at raised connections.
 	NeverSaturated = "never saturated: no ceiling"
+	// NeverUsual is a ceiling saturated only in blocks in which the host
+	// was not in its usual state.
+	NeverUsual = "saturated only while the host ran at another speed: no ceiling"
 )
 
 // label names what bounded a run from the medians of its rounds: nothing
@@ -176,6 +185,9 @@ type Report struct {
 	Wait []Point `json:"wait,omitempty"`
 	// Latency is make bench-latency's points: servers held at fixed rates.
 	Latency []Lat `json:"latency,omitempty"`
+	// Usual is each mode's usual reference speed in the ceilings, CPU µs
+	// per request: the level of the host's speed whose blocks count.
+	Usual map[string]float64 `json:"usual_ref_us_per_req,omitempty"`
 	// Clients is make compare-clients' run, when there is one.
 	Clients *bench.ClientsRun `json:"-"`
 }
@@ -226,33 +238,47 @@ func point(server, mode string, conns int, s samples) Point {
 }
 
 // ceilingPoint builds a ceiling's Point: its figures come from the blocks
-// in which the server was saturated, every block kept in Blocks.
-func ceilingPoint(server, mode string, conns int, s samples) Point {
+// in which the server was saturated and the host ran at usual, the mode's
+// usual reference speed (0: every block's host counts), every block kept
+// in Blocks.
+func ceilingPoint(server, mode string, conns int, s samples, usual float64) Point {
 	sat := s["saturated"]
 	if len(sat) == 0 { // a file from before the rule: every round counts
 		return point(server, mode, conns, s)
 	}
-	kept := samples{}
+	var ref, drift []float64
+	if r := s[refUnit]; len(r) == len(s["cpu-us/req"]) {
+		ref = r
+		if d := s[driftUnit]; len(d) == len(r) {
+			drift = d
+		}
+	}
+	host := hostStates(ref, drift, usual)
+	kept, saturated := samples{}, false
 	for unit, v := range s {
 		for i, x := range v {
 			if i < len(sat) && sat[i] == 1 {
-				kept[unit] = append(kept[unit], x)
+				saturated = true
+				if i >= len(host) || host[i] == hostUsual {
+					kept[unit] = append(kept[unit], x)
+				}
 			}
 		}
 	}
-	never := len(kept["cpu-us/req"]) == 0
-	if never {
+	none := len(kept["cpu-us/req"]) == 0
+	if none {
 		kept = s // the figures of every block, labelled, and no ceiling
 	}
 	p := point(server, mode, conns, kept)
 	p.Blocks, p.UsedConns = s["cpu-us/req"], s.figure("conns")
-	if ref := s["ref-us/req"]; len(ref) == len(p.Blocks) {
-		p.Ref = ref
-	}
+	p.Ref, p.Drift, p.Host = ref, drift, host
 	for _, x := range sat {
 		p.Saturated = append(p.Saturated, x == 1)
 	}
-	if never {
+	switch {
+	case none && saturated:
+		p.Implied, p.Label = Figure{}, NeverUsual
+	case none:
 		p.Implied = Figure{}
 		p.Label = NeverSaturated
 		if p.ClientBusy.Median >= bench.Saturated {
@@ -275,7 +301,10 @@ type OpenLoop struct {
 
 // build assembles the report from the samples of the benchmark files.
 func build(all map[string]samples, why map[string]string, sections map[string]Section, conns int) Report {
-	rep := Report{Sections: sections}
+	rep := Report{Sections: sections, Usual: usualSpeeds(all)}
+	if len(rep.Usual) == 0 {
+		rep.Usual = nil
+	}
 	// The machine the figures come from: the ceilings', else the sweep's.
 	for _, name := range []string{"work", "sweep", "ceilings"} {
 		if s, ok := sections[name]; ok && s.Machine.CPU != "" {
@@ -288,11 +317,11 @@ func build(all map[string]samples, why map[string]string, sections map[string]Se
 			stack, name, _ := strings.Cut(strings.TrimPrefix(key, "hellobench/servers/"), "/")
 			rep.InMemory = append(rep.InMemory, Memory{Stack: stack, Benchmark: name,
 				NsOp: s.figure("ns/op"), BytesOp: s.figure("B/op"), AllocsOp: s.figure("allocs/op")})
-		case strings.HasPrefix(key, "hellobench/bench/BenchmarkCeiling/"):
+		case strings.HasPrefix(key, ceilingPrefix):
 			// server/mode, the server perhaps itself server/twin.
-			f := strings.Split(strings.TrimPrefix(key, "hellobench/bench/BenchmarkCeiling/"), "/")
+			f := strings.Split(strings.TrimPrefix(key, ceilingPrefix), "/")
 			if len(f) >= 2 {
-				p := ceilingPoint(strings.Join(f[:len(f)-1], "/"), f[len(f)-1], conns, s)
+				p := ceilingPoint(strings.Join(f[:len(f)-1], "/"), f[len(f)-1], conns, s, rep.Usual[f[len(f)-1]])
 				p.Coarse = coarse(sections["ceilings"])
 				rep.Ceilings = append(rep.Ceilings, p)
 			}
@@ -339,7 +368,7 @@ func build(all map[string]samples, why map[string]string, sections map[string]Se
 			}
 		}
 	}
-	atRefSpeed(rep.Ceilings)
+	atRefSpeed(rep.Ceilings, rep.Usual)
 	sortLat(rep.Latency)
 	compare(rep.Ceilings)
 	compare(rep.Sweep)
@@ -388,9 +417,12 @@ func blockCPU(p Point) Figure {
 }
 
 // saturated is v, a value per block of p, NaN in the blocks in which p's
-// server was not saturated or v has no value.
+// server was not saturated, the host was not in its usual state, or v has
+// no value.
 func saturated(p Point, v []float64) Figure {
-	return bench.Only(Figure{Spread: p.CPU.Spread, Rounds: v}, func(i int) bool { return i < len(p.Saturated) && p.Saturated[i] && v[i] > 0 })
+	return bench.Only(Figure{Spread: p.CPU.Spread, Rounds: v}, func(i int) bool {
+		return i < len(p.Saturated) && p.Saturated[i] && usualState(p, i) && v[i] > 0
+	})
 }
 
 // refCPU is a ceiling's reference rounds block by block, NaN where none
@@ -400,22 +432,14 @@ func refCPU(p Point) Figure {
 }
 
 // atRefSpeed sets each ceiling's scaled blocks: its CPU per request in each
-// block times the mode's median reference over the block's reference.
-func atRefSpeed(ps []Point) {
-	med := map[string][]float64{}
-	for _, p := range ps {
-		for _, x := range p.Ref {
-			if x > 0 {
-				med[p.Mode] = append(med[p.Mode], x)
-			}
-		}
-	}
+// block times the mode's usual reference speed over the block's reference.
+func atRefSpeed(ps []Point, usual map[string]float64) {
 	for i := range ps {
 		p := &ps[i]
-		if len(p.Ref) == 0 || len(med[p.Mode]) == 0 {
+		m := usual[p.Mode]
+		if len(p.Ref) == 0 || m == 0 {
 			continue
 		}
-		m := figureOf(med[p.Mode]).Median
 		p.Scaled = make([]float64, len(p.Blocks))
 		for j, x := range p.Blocks {
 			if p.Ref[j] > 0 {
@@ -468,6 +492,9 @@ func pointLess(a, b Point) bool {
 	}
 	return a.Conns < b.Conns
 }
+
+// ceilingPrefix starts the benchmark keys of the ceilings.
+const ceilingPrefix = "hellobench/bench/BenchmarkCeiling/"
 
 // find returns the point of server in mode from ps, if measured.
 func find(ps []Point, server, mode string) (Point, bool) {

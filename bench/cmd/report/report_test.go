@@ -1,6 +1,8 @@
 package main
 
 import (
+	"math"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -175,14 +177,14 @@ func TestMarkdown(t *testing.T) {
 func TestSaturationRule(t *testing.T) {
 	a := samples{"cpu-us/req": {10, 12, 11, 50}, "saturated": {1, 1, 1, 0}, "conns": {50, 50, 50, 200}, "cpu-%": {99, 98, 99, 40}}
 	n := samples{"cpu-us/req": {5, 5, 99, 5}, "saturated": {1, 1, 0, 1}, "conns": {50, 50, 200, 50}, "cpu-%": {99, 99, 60, 99}}
-	pa, pn := ceilingPoint("gin", "keepalive", 50, a), ceilingPoint("nginx", "keepalive", 50, n)
+	pa, pn := ceilingPoint("gin", "keepalive", 50, a, 0), ceilingPoint("nginx", "keepalive", 50, n, 0)
 	if pa.CPU.N != 3 || pa.CPU.Median != 11 || len(pa.Blocks) != 4 || pa.Label != "" {
 		t.Errorf("gin: CPU %+v over %d blocks, label %q; want the median of 10, 12, 11", pa.CPU.Spread, len(pa.Blocks), pa.Label)
 	}
 	if r := blockRatio(pa, pn); r.N != 2 || r.Median != 2.2 {
 		t.Errorf("gin/nginx = %+v; want blocks 1 and 2 only: 2.0 and 2.4", r.Spread)
 	}
-	never := ceilingPoint("slow", "keepalive", 50, samples{"cpu-us/req": {30, 31}, "saturated": {0, 0}, "conns": {200, 200}, "cpu-%": {10, 11}, "client-cpu-%": {20, 20}})
+	never := ceilingPoint("slow", "keepalive", 50, samples{"cpu-us/req": {30, 31}, "saturated": {0, 0}, "conns": {200, 200}, "cpu-%": {10, 11}, "client-cpu-%": {20, 20}}, 0)
 	if never.Label != NeverSaturated || never.Implied.N != 0 || never.CPU.N != 2 {
 		t.Errorf("a server never saturated: label %q, ceiling %+v, CPU %+v", never.Label, never.Implied.Spread, never.CPU.Spread)
 	}
@@ -198,25 +200,24 @@ func TestSaturationRule(t *testing.T) {
 func TestReferenceRounds(t *testing.T) {
 	gin := ceilingPoint("gin", "keepalive", 50, samples{
 		"cpu-us/req": {20, 30, 24, 99, 22}, "ref-us/req": {10, 15, 12, 10, 0},
-		"saturated": {1, 1, 1, 0, 1}, "conns": {50, 50, 50, 200, 50}, "cpu-%": {99, 99, 99, 60, 99}})
+		"saturated": {1, 1, 1, 0, 1}, "conns": {50, 50, 50, 200, 50}, "cpu-%": {99, 99, 99, 60, 99}}, 0)
 	floor := ceilingPoint("floor", "keepalive", 50, samples{
 		"cpu-us/req": {5, 9, 6, 5, 5}, "ref-us/req": {10, 15, 12, 12, 12},
-		"saturated": {1, 1, 1, 1, 1}, "conns": {50, 50, 50, 50, 50}, "cpu-%": {99, 99, 99, 99, 99}})
+		"saturated": {1, 1, 1, 1, 1}, "conns": {50, 50, 50, 50, 50}, "cpu-%": {99, 99, 99, 99, 99}}, 0)
 	nginx := ceilingPoint("nginx", "keepalive", 50, samples{
 		"cpu-us/req": {10, 10, 10, 10, 10}, "ref-us/req": {10, 15, 12, 12, 12},
-		"saturated": {1, 1, 1, 1, 1}, "conns": {50, 50, 50, 50, 50}, "cpu-%": {99, 99, 99, 99, 99}})
+		"saturated": {1, 1, 1, 1, 1}, "conns": {50, 50, 50, 50, 50}, "cpu-%": {99, 99, 99, 99, 99}}, 0)
 	if len(gin.Ref) != 5 {
 		t.Fatalf("gin's reference rounds: %v, want 5", gin.Ref)
 	}
 	ps := []Point{gin, floor, nginx}
-	atRefSpeed(ps)
+	atRefSpeed(ps, map[string]float64{"keepalive": 12})
 	compare(ps)
 	// Blocks 0-2 only: block 3 was not saturated, block 4 had no reference.
 	if r := ps[0].CPUVsNginx; r == nil || r.N != 3 || r.Median != 2 || r.Lo != 2 || r.Hi != 2 {
 		t.Errorf("gin/reference = %+v; want 2, 2, 2", r)
 	}
-	// The mode's median reference is 12 (of 14 positive rounds): gin's
-	// blocks at it are 24, 24, 24, the floor's 6, 7.2, 6.
+	// At a usual reference speed of 12, gin's blocks are 24, 24, 24, the floor's 6, 7.2, 6.
 	if r := ps[0].CPUVsFloor; r == nil || r.N != 3 || r.Median != 4 {
 		t.Errorf("gin/floor at the reference speed = %+v; want 4, 10/3, 4", r)
 	}
@@ -225,5 +226,60 @@ func TestReferenceRounds(t *testing.T) {
 	}
 	if ps[2].CPUVsNginx != nil {
 		t.Errorf("nginx has a ratio to itself: %+v", ps[2].CPUVsNginx)
+	}
+}
+
+// TestHostStates checks the host's usual state: the level most reference
+// rounds lie at, the blocks left out at another level or while the host
+// changed speed, and a ceiling's figures and ratio from the rest only.
+func TestHostStates(t *testing.T) {
+	if got := usualSpeed([]float64{7.3, 9.5, 9.6, 9.7, 13.4, 13.5, 9.4}); got != 9.55 {
+		t.Errorf("usual speed = %v; want 9.55, the median of the four near 9.5", got)
+	}
+	if got := usualSpeed([]float64{2, 2, 1, 1}); got != 1 {
+		t.Errorf("usual speed on a tie = %v; want 1, the lower level", got)
+	}
+	if got := usualSpeed(nil); got != 0 {
+		t.Errorf("usual speed of nothing = %v; want 0", got)
+	}
+	all := map[string]samples{
+		ceilingPrefix + "gin/keepalive":      {refUnit: {10, 10, 14, 0}},
+		ceilingPrefix + "nginx/aa/keepalive": {refUnit: {10.2, 10.1, 14}},
+		ceilingPrefix + "gin/pipeline":       {refUnit: {3, 3}},
+		ceilingPrefix + "gin/close":          {refUnit: {0, 0}},
+	}
+	if got := usualSpeeds(all); len(got) != 2 || got["keepalive"] != 10.05 || got["pipeline"] != 3 {
+		t.Errorf("usual speeds = %v; want keepalive 10.05, pipeline 3, none for close", got)
+	}
+	host := hostStates([]float64{10, 14, 10, 0, 10, 10.4}, []float64{1.01, 1, 1.2, 0, 0, 0.96}, 10)
+	want := []string{hostUsual, HostOther, HostChanged, hostUsual, hostUsual, hostUsual}
+	if !slices.Equal(host, want) {
+		t.Errorf("host states = %q; want %q", host, want)
+	}
+	if hostStates([]float64{10, 14}, nil, 0) != nil {
+		t.Error("host states without a usual speed: want none, every block counts")
+	}
+
+	s := samples{"cpu-us/req": {20, 28, 30, 21, 22}, "ref-us/req": {10, 14, 10, 10.2, 9.8},
+		"ref-drift": {1, 1, 1.3, 1.02, 0.99}, "saturated": {1, 1, 1, 1, 0}, "conns": {50, 50, 50, 50, 50},
+		"cpu-%": {99, 99, 99, 99, 80}}
+	gin := ceilingPoint("gin", "keepalive", 50, s, 10)
+	// Block 1 ran at another speed, block 2 while the host changed, block
+	// 4 unsaturated: the figures are of blocks 0 and 3.
+	if gin.CPU.N != 2 || gin.CPU.Median != 20.5 || gin.Label != "" {
+		t.Errorf("gin's CPU = %+v, label %q; want blocks 0 and 3: 20, 21", gin.CPU.Spread, gin.Label)
+	}
+	ps := []Point{gin}
+	compare(ps)
+	if r := ps[0].CPUVsNginx; r == nil || r.N != 2 || math.Abs(r.Median-2.0294) > 1e-3 {
+		t.Errorf("gin/reference = %+v; want blocks 0 and 3: 2, 21/10.2", r)
+	}
+	if u, c, o := hostCounts(ps, "keepalive"); u != 3 || c != 1 || o != 1 {
+		t.Errorf("host counts = %d usual, %d changed, %d other; want 3, 1, 1", u, c, o)
+	}
+	off := ceilingPoint("off", "keepalive", 50, samples{"cpu-us/req": {30, 31}, "ref-us/req": {14, 14},
+		"saturated": {1, 1}, "conns": {50, 50}, "cpu-%": {99, 99}}, 10)
+	if off.Label != NeverUsual || off.Implied.N != 0 {
+		t.Errorf("a server saturated only at another speed: label %q, ceiling %+v", off.Label, off.Implied.Spread)
 	}
 }

@@ -39,7 +39,7 @@ func workPoint(name string, s samples, conns int) (Point, bool) {
 	if err != nil {
 		return Point{}, false
 	}
-	p := ceilingPoint(name[:i], "keepalive", conns, s)
+	p := ceilingPoint(name[:i], "keepalive", conns, s, 0)
 	p.WorkCPU = us
 	return p, true
 }

@@ -155,7 +155,7 @@ func runLength(rep Report, rows []Point) string {
 	if len(rows[0].Blocks) == 0 {
 		return fmt.Sprintf("%s requests per round, %s.", num(float64(rows[0].Requests), 0), plural(rows[0].CPU.N, "round"))
 	}
-	return fmt.Sprintf("%s; a row's figures are from the blocks in which its server was saturated.", plural(len(rows[0].Blocks), "block"))
+	return fmt.Sprintf("%s; a row's figures are from the blocks in which its server was saturated and the host at its usual speed.", plural(len(rows[0].Blocks), "block"))
 }
 
 func costSections(rep Report) string {
