@@ -46,14 +46,17 @@ func agree(dirs []string) (string, error) {
 		b.WriteString("\n")
 	}
 	b.WriteString("\nEach cell is the median ratio with its 95 % interval over the blocks. **widest** is the largest half-width among the runs; " +
-		"**agree** says whether each invocation's median lies inside every other's interval.\n")
+		"**agree** says whether each invocation's median lies inside every other's interval; **medians** is half the range of the invocations' medians, " +
+		"over their median (the spread from one invocation to the next); **overlap** says whether every two intervals overlap. " +
+		"A median can fall outside another invocation's interval by chance alone, each median being an estimate with its own error, " +
+		"so **agree** can say no when **overlap** says yes; disjoint intervals are a contradiction.\n")
 	for _, mode := range []string{"keepalive", "close", "pipeline"} {
 		fmt.Fprintf(&b, "\n## %s\n\n| server |", modeTitles[mode])
 		for i := range reps {
 			fmt.Fprintf(&b, " %d |", i+1)
 		}
-		b.WriteString(" widest | agree |\n|---|")
-		b.WriteString(strings.Repeat("--:|", len(reps)) + "--:|---|\n")
+		b.WriteString(" widest | agree | medians | overlap |\n|---|")
+		b.WriteString(strings.Repeat("--:|", len(reps)) + "--:|---|--:|---|\n")
 		for _, server := range append([]string{twin}, order()...) {
 			if server == "nginx" {
 				continue
@@ -68,8 +71,10 @@ func agree(dirs []string) (string, error) {
 				continue
 			}
 			fmt.Fprintf(&b, "| %s |", server)
-			widest, ok := 0.0, true
+			widest, ok, overlap := 0.0, true, true
+			lo, hi := figs[0].Median, figs[0].Median
 			for i, f := range figs {
+				lo, hi = min(lo, f.Median), max(hi, f.Median)
 				cell := spread(f, 3)
 				if f.Straddles(1) {
 					cell += ", tie"
@@ -80,9 +85,13 @@ func agree(dirs []string) (string, error) {
 					if i != j && (f.Median < g.Lo || f.Median > g.Hi) {
 						ok = false
 					}
+					if f.Hi < g.Lo || g.Hi < f.Lo {
+						overlap = false
+					}
 				}
 			}
-			fmt.Fprintf(&b, " ±%.1f %% | %s |\n", 100*widest, map[bool]string{true: "yes", false: "**no**"}[ok])
+			yes := map[bool]string{true: "yes", false: "**no**"}
+			fmt.Fprintf(&b, " ±%.1f %% | %s | ±%.1f %% | %s |\n", 100*widest, yes[ok], 100*(hi-lo)/2/figureOf(medians(figs)).Median, yes[overlap])
 		}
 	}
 	return b.String(), nil
@@ -144,4 +153,13 @@ func agreeLatency(dirs []string) (string, error) {
 		fmt.Fprintf(&b, "\n**%d of the servers' p99 did not agree across the invocations: the machine was too noisy for their p99 at this rate to be told apart from run to run.**\n", disagree)
 	}
 	return b.String(), nil
+}
+
+// medians is the median of each of figs.
+func medians(figs []Figure) []float64 {
+	v := make([]float64, len(figs))
+	for i, f := range figs {
+		v[i] = f.Median
+	}
+	return v
 }

@@ -41,9 +41,9 @@ type Point struct {
 	// measured right before and after the ceiling (their mean; 0 where
 	// neither was saturated): the ratio to nginx is taken against it.
 	Ref []float64 `json:"ref_cpu_us_per_req_by_block,omitempty"`
-	// Scaled is Blocks at the run's median reference speed (each block
-	// times the mode's median Ref over the block's own; 0 where Ref is),
-	// so that differences between servers lose the host's drift too.
+	// Scaled is Blocks at the run's usual reference speed (each block
+	// times the mode's usual speed over the block's Ref; as measured where
+	// Ref is 0), so that differences between servers lose the host's drift too.
 	Scaled []float64 `json:"cpu_us_per_req_at_ref_speed_by_block,omitempty"`
 	// Drift is, block by block, the reference round after the ceiling
 	// over the one before it (0: one was not saturated), and Host why the
@@ -432,7 +432,8 @@ func refCPU(p Point) Figure {
 }
 
 // atRefSpeed sets each ceiling's scaled blocks: its CPU per request in each
-// block times the mode's usual reference speed over the block's reference.
+// block times the mode's usual reference speed over the block's reference,
+// as measured where the block has none.
 func atRefSpeed(ps []Point, usual map[string]float64) {
 	for i := range ps {
 		p := &ps[i]
@@ -442,6 +443,7 @@ func atRefSpeed(ps []Point, usual map[string]float64) {
 		}
 		p.Scaled = make([]float64, len(p.Blocks))
 		for j, x := range p.Blocks {
+			p.Scaled[j] = x // no saturated reference (often with a new connection per request): nothing to scale by
 			if p.Ref[j] > 0 {
 				p.Scaled[j] = x * m / p.Ref[j]
 			}

@@ -1,10 +1,15 @@
 package main
 
 import (
+	"encoding/json"
 	"math"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"hellobench/bench"
 )
 
 const sample = `# date: 2026-12-01 10:00 UTC
@@ -217,12 +222,13 @@ func TestReferenceRounds(t *testing.T) {
 	if r := ps[0].CPUVsNginx; r == nil || r.N != 3 || r.Median != 2 || r.Lo != 2 || r.Hi != 2 {
 		t.Errorf("gin/reference = %+v; want 2, 2, 2", r)
 	}
-	// At a usual reference speed of 12, gin's blocks are 24, 24, 24, the floor's 6, 7.2, 6.
-	if r := ps[0].CPUVsFloor; r == nil || r.N != 3 || r.Median != 4 {
-		t.Errorf("gin/floor at the reference speed = %+v; want 4, 10/3, 4", r)
+	// At a usual reference speed of 12, gin's blocks are 24, 24, 24, the
+	// floor's 6, 7.2, 6; in block 4 gin had no reference and stays 22.
+	if r := ps[0].CPUVsFloor; r == nil || r.N != 4 || r.Median != 4 || r.Max != 4.4 {
+		t.Errorf("gin/floor at the reference speed = %+v; want 4, 10/3, 4, 4.4", r)
 	}
-	if d := diff(blockCPU(ps[0]), blockCPU(ps[1])); d.N != 3 || d.Median != 18 {
-		t.Errorf("gin - floor at the reference speed = %+v; want 18, 16.8, 18", d.Spread)
+	if d := diff(blockCPU(ps[0]), blockCPU(ps[1])); d.N != 4 || d.Median != 17.5 {
+		t.Errorf("gin - floor at the reference speed = %+v; want 18, 16.8, 18, 17", d.Spread)
 	}
 	if ps[2].CPUVsNginx != nil {
 		t.Errorf("nginx has a ratio to itself: %+v", ps[2].CPUVsNginx)
@@ -281,5 +287,49 @@ func TestHostStates(t *testing.T) {
 		"saturated": {1, 1}, "conns": {50, 50}, "cpu-%": {99, 99}}, 10)
 	if off.Label != NeverUsual || off.Implied.N != 0 {
 		t.Errorf("a server saturated only at another speed: label %q, ceiling %+v", off.Label, off.Implied.Spread)
+	}
+}
+
+// TestAgree checks the comparison of separate invocations on fixed ratios:
+// a median outside another's interval does not agree, overlapping
+// intervals overlap, and the medians' half-range over their median.
+func TestAgree(t *testing.T) {
+	ratios := [][2]bench.Spread{ // nginx/aa, then gin, in each invocation
+		{{Median: 1, Lo: 0.99, Hi: 1.01, N: 20}, {Median: 2.00, Lo: 1.98, Hi: 2.02, N: 20}},
+		{{Median: 1, Lo: 0.99, Hi: 1.01, N: 20}, {Median: 2.03, Lo: 2.01, Hi: 2.05, N: 20}},
+		{{Median: 1, Lo: 0.98, Hi: 1.02, N: 20}, {Median: 2.01, Lo: 1.99, Hi: 2.03, N: 20}},
+	}
+	var dirs []string
+	for _, r := range ratios {
+		rep := Report{Sections: map[string]Section{"ceilings": {Date: "2026-12-04 10:00 UTC", Rounds: 20}}}
+		for i, server := range []string{twin, "gin"} {
+			rep.Ceilings = append(rep.Ceilings, Point{Server: server, Mode: "keepalive", CPUVsNginx: &Figure{Spread: r[i]}})
+		}
+		dir := t.TempDir()
+		b, err := json.Marshal(rep)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "results.json"), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		dirs = append(dirs, dir)
+	}
+	got, err := agree(dirs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"| nginx/aa | 1.000 (0.990–1.010), tie | 1.000 (0.990–1.010), tie | 1.000 (0.980–1.020), tie | ±2.0 % | yes | ±0.0 % | yes |",
+		// 2.03 lies above the first interval, though every two overlap;
+		// the medians span 2.00-2.03 around 2.01.
+		"| gin | 2.000 (1.980–2.020) | 2.030 (2.010–2.050) | 2.010 (1.990–2.030) | ±1.0 % | **no** | ±0.7 % | yes |",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("agree is missing %q:\n%s", want, got)
+		}
+	}
+	if _, err := agree([]string{t.TempDir()}); err == nil {
+		t.Error("agree without a results.json: no error")
 	}
 }
