@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -57,6 +58,8 @@ func agree(dirs []string) (string, error) {
 		}
 		b.WriteString(" widest | agree | medians | overlap |\n|---|")
 		b.WriteString(strings.Repeat("--:|", len(reps)) + "--:|---|--:|---|\n")
+		var blocks []float64
+		rows, agreed, overlapped := 0, 0, 0
 		for _, server := range append([]string{twin}, order()...) {
 			if server == "nginx" {
 				continue
@@ -71,30 +74,85 @@ func agree(dirs []string) (string, error) {
 				continue
 			}
 			fmt.Fprintf(&b, "| %s |", server)
-			widest, ok, overlap := 0.0, true, true
-			lo, hi := figs[0].Median, figs[0].Median
-			for i, f := range figs {
-				lo, hi = min(lo, f.Median), max(hi, f.Median)
+			widest := 0.0
+			for _, f := range figs {
 				cell := spread(f, 3)
 				if f.Straddles(1) {
 					cell += ", tie"
 				}
 				fmt.Fprintf(&b, " %s |", cell)
 				widest = max(widest, f.HalfWidth())
-				for j, g := range figs {
-					if i != j && (f.Median < g.Lo || f.Median > g.Hi) {
-						ok = false
-					}
-					if f.Hi < g.Lo || g.Hi < f.Lo {
-						overlap = false
-					}
-				}
+				blocks = append(blocks, float64(f.N))
 			}
+			ok, overlap := agreement(figs)
+			rows, agreed, overlapped = rows+1, agreed+b2i(ok), overlapped+b2i(overlap)
+			m := figureOf(medians(figs))
 			yes := map[bool]string{true: "yes", false: "**no**"}
-			fmt.Fprintf(&b, " ±%.1f %% | %s | ±%.1f %% | %s |\n", 100*widest, yes[ok], 100*(hi-lo)/2/figureOf(medians(figs)).Median, yes[overlap])
+			fmt.Fprintf(&b, " ±%.1f %% | %s | ±%.1f %% | %s |\n", 100*widest, yes[ok], 100*(m.Max-m.Min)/2/m.Median, yes[overlap])
+		}
+		if rows > 0 {
+			n := int(figureOf(blocks).Median)
+			a, o := chance(n, len(reps))
+			fmt.Fprintf(&b, "\nHere %d of %d rows agree and %d overlap. By chance alone, were every block of every invocation drawn independently from one distribution "+
+				"(%d trials of %d invocations of %s, the same intervals), a row would agree %.0f %% of the time and overlap %.0f %%.\n",
+				agreed, rows, overlapped, chanceTrials, len(reps), plural(n, "block"), 100*a, 100*o)
 		}
 	}
 	return b.String(), nil
+}
+
+// agreement reports whether each of figs' medians lies inside every
+// other's interval (agree) and whether every two intervals overlap.
+func agreement(figs []Figure) (agree, overlap bool) {
+	agree, overlap = true, true
+	for i, f := range figs {
+		for j, g := range figs {
+			if i != j && (f.Median < g.Lo || f.Median > g.Hi) {
+				agree = false
+			}
+			if f.Hi < g.Lo || g.Hi < f.Lo {
+				overlap = false
+			}
+		}
+	}
+	return agree, overlap
+}
+
+// chanceTrials is the simulated comparisons behind chance: enough for its
+// shares to hold within about a per cent either way.
+const chanceTrials = 4000
+
+// chance is the share of comparisons of runs invocations of n blocks each
+// that agree, and that overlap, when every block is drawn independently
+// from one normal distribution: the best a machine without any drift from
+// one invocation to the next would do under agreement's rules. The seed is
+// fixed, so the documents render the same each time.
+func chance(n, runs int) (agree, overlap float64) {
+	if n < 1 || runs < 2 {
+		return 1, 1
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	figs := make([]Figure, runs)
+	v := make([]float64, n)
+	na, no := 0, 0
+	for range chanceTrials {
+		for i := range figs {
+			for j := range v {
+				v[j] = r.NormFloat64()
+			}
+			figs[i] = figureOf(v)
+		}
+		a, o := agreement(figs)
+		na, no = na+b2i(a), no+b2i(o)
+	}
+	return float64(na) / chanceTrials, float64(no) / chanceTrials
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // agreeLatency reads the results.json of several separate invocations of

@@ -329,7 +329,32 @@ func TestAgree(t *testing.T) {
 			t.Errorf("agree is missing %q:\n%s", want, got)
 		}
 	}
+	if !strings.Contains(got, "Here 1 of 2 rows agree and 2 overlap. By chance alone") {
+		t.Errorf("agree does not count its rows against chance:\n%s", got)
+	}
 	if _, err := agree([]string{t.TempDir()}); err == nil {
 		t.Error("agree without a results.json: no error")
+	}
+}
+
+// TestChance checks the simulated rates of agreement by chance: two
+// estimates of one median each fall inside the other's 95 % interval far
+// less often than 95 % of the time, and a third invocation lowers it;
+// intervals overlap nearly always.
+func TestChance(t *testing.T) {
+	a3, o3 := chance(16, 3)
+	a2, _ := chance(16, 2)
+	if a3 < 0.4 || a3 > 0.85 || o3 < 0.95 || a2 <= a3 {
+		t.Errorf("chance(16 blocks): 3 invocations agree %.2f, overlap %.2f; 2 agree %.2f", a3, o3, a2)
+	}
+	if a, o := chance(16, 1); a != 1 || o != 1 {
+		t.Errorf("one invocation agrees with itself: %v, %v", a, o)
+	}
+	agree, overlap := agreement([]Figure{
+		{Spread: bench.Spread{Median: 1, Lo: 0.9, Hi: 1.1}},
+		{Spread: bench.Spread{Median: 1.15, Lo: 1.05, Hi: 1.25}},
+	})
+	if agree || !overlap {
+		t.Errorf("1 (0.9-1.1) and 1.15 (1.05-1.25): agree %v, overlap %v; want false, true", agree, overlap)
 	}
 }
