@@ -32,16 +32,22 @@ const (
 	driftUnit   = "ref-drift"  // the reference after a ceiling over the one before
 )
 
+// hostBlocks is the fewest blocks in which a usual level can be told from
+// a passing one: below it (a smoke run of one block) every block counts.
+const hostBlocks = 6
+
 // usualSpeeds is each mode's usual reference speed (CPU µs per request)
-// over the ceilings in all; a mode without reference rounds has none.
+// over the ceilings in all; a mode without reference rounds, or of fewer
+// than hostBlocks blocks, has none.
 func usualSpeeds(all map[string]samples) map[string]float64 {
-	refs := map[string][]float64{}
+	refs, blocks := map[string][]float64{}, map[string]int{}
 	for key, s := range all {
 		rest, ok := strings.CutPrefix(key, ceilingPrefix)
 		if !ok {
 			continue
 		}
 		mode := rest[strings.LastIndex(rest, "/")+1:]
+		blocks[mode] = max(blocks[mode], len(s[refUnit]))
 		for _, x := range s[refUnit] {
 			if x > 0 {
 				refs[mode] = append(refs[mode], x)
@@ -50,7 +56,9 @@ func usualSpeeds(all map[string]samples) map[string]float64 {
 	}
 	usual := map[string]float64{}
 	for mode, v := range refs {
-		usual[mode] = usualSpeed(v)
+		if blocks[mode] >= hostBlocks {
+			usual[mode] = usualSpeed(v)
+		}
 	}
 	return usual
 }
@@ -147,6 +155,9 @@ func hostParts(rep Report) []string {
 func hostLine(rep Report) string {
 	parts := hostParts(rep)
 	if len(parts) == 0 {
+		if referenced(rep) {
+			return fmt.Sprintf("- Host state: not judged, every block counts: under %d blocks, the host's usual speed cannot be told from a passing one.\n", hostBlocks)
+		}
 		return ""
 	}
 	return fmt.Sprintf("- Host state: the host's speed moves between levels that last many seconds, and a server's ratio to nginx differs between them, "+

@@ -249,13 +249,14 @@ func TestHostStates(t *testing.T) {
 		t.Errorf("usual speed of nothing = %v; want 0", got)
 	}
 	all := map[string]samples{
-		ceilingPrefix + "gin/keepalive":      {refUnit: {10, 10, 14, 0}},
-		ceilingPrefix + "nginx/aa/keepalive": {refUnit: {10.2, 10.1, 14}},
-		ceilingPrefix + "gin/pipeline":       {refUnit: {3, 3}},
-		ceilingPrefix + "gin/close":          {refUnit: {0, 0}},
+		ceilingPrefix + "gin/keepalive":      {refUnit: {10, 10, 14, 0, 0, 0}},
+		ceilingPrefix + "nginx/aa/keepalive": {refUnit: {10.2, 10.1, 14, 0, 0, 0}},
+		ceilingPrefix + "gin/pipeline":       {refUnit: {3, 3, 3, 3, 3, 3}},
+		ceilingPrefix + "gin/close":          {refUnit: {0, 0, 0, 0, 0, 0}},
+		ceilingPrefix + "gin/short":          {refUnit: {3, 3, 3, 3, 3}},
 	}
 	if got := usualSpeeds(all); len(got) != 2 || got["keepalive"] != 10.05 || got["pipeline"] != 3 {
-		t.Errorf("usual speeds = %v; want keepalive 10.05, pipeline 3, none for close", got)
+		t.Errorf("usual speeds = %v; want keepalive 10.05, pipeline 3, none for close (no reference) or short (5 blocks)", got)
 	}
 	host := hostStates([]float64{10, 14, 10, 0, 10, 10.4}, []float64{1.01, 1, 1.2, 0, 0, 0.96}, 10)
 	want := []string{hostUsual, HostOther, HostChanged, hostUsual, hostUsual, hostUsual}
