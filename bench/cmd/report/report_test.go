@@ -284,6 +284,12 @@ func TestHostStates(t *testing.T) {
 	if u, c, o := hostCounts(ps, "keepalive"); u != 3 || c != 1 || o != 1 {
 		t.Errorf("host counts = %d usual, %d changed, %d other; want 3, 1, 1", u, c, o)
 	}
+	if got := hostLine(Report{Ceilings: ps}); !strings.Contains(got, "not judged") {
+		t.Errorf("host line without usual speeds = %q; want it to say the state was not judged", got)
+	}
+	if got := hostLine(Report{Ceilings: ps, Usual: map[string]float64{"keepalive": 10}}); !strings.Contains(got, "keepalive 10.00 µs (3 of 5 server blocks with a reference in it; 1 left out as the host changed speed, 1 at another)") {
+		t.Errorf("host line = %q", got)
+	}
 	off := ceilingPoint("off", "keepalive", 50, samples{"cpu-us/req": {30, 31}, "ref-us/req": {14, 14},
 		"saturated": {1, 1}, "conns": {50, 50}, "cpu-%": {99, 99}}, 10)
 	if off.Label != NeverUsual || off.Implied.N != 0 {
