@@ -201,7 +201,7 @@ func TestSaturationRule(t *testing.T) {
 // TestReferenceRounds checks the ratio to nginx against the reference
 // rounds beside each run: block by block, leaving out the blocks whose
 // server or reference was not saturated, and the blocks scaled to the
-// mode's median reference for the other ratios and differences.
+// mode's usual reference speed for the other ratios and differences.
 func TestReferenceRounds(t *testing.T) {
 	gin := ceilingPoint("gin", "keepalive", 50, samples{
 		"cpu-us/req": {20, 30, 24, 99, 22}, "ref-us/req": {10, 15, 12, 10, 0},
