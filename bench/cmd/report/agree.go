@@ -51,7 +51,7 @@ func agree(dirs []string) (string, error) {
 		"over their median (the spread from one invocation to the next); **overlap** says whether every two intervals overlap. " +
 		"A median can fall outside another invocation's interval by chance alone, each median being an estimate with its own error, " +
 		"so **agree** can say no when **overlap** says yes; disjoint intervals are a contradiction.\n")
-	for _, mode := range []string{"keepalive", "close", "pipeline"} {
+	for _, mode := range modeNames() {
 		fmt.Fprintf(&b, "\n## %s\n\n| server |", modeTitles[mode])
 		for i := range reps {
 			fmt.Fprintf(&b, " %d |", i+1)
@@ -87,8 +87,7 @@ func agree(dirs []string) (string, error) {
 			ok, overlap := agreement(figs)
 			rows, agreed, overlapped = rows+1, agreed+b2i(ok), overlapped+b2i(overlap)
 			m := figureOf(medians(figs))
-			yes := map[bool]string{true: "yes", false: "**no**"}
-			fmt.Fprintf(&b, " ±%.1f %% | %s | ±%.1f %% | %s |\n", 100*widest, yes[ok], 100*(m.Max-m.Min)/2/m.Median, yes[overlap])
+			fmt.Fprintf(&b, " ±%.1f %% | %s | ±%.1f %% | %s |\n", 100*widest, yesNo(ok), 100*(m.Max-m.Min)/2/m.Median, yesNo(overlap))
 		}
 		if rows > 0 {
 			n := int(figureOf(blocks).Median)
@@ -148,6 +147,14 @@ func chance(n, runs int) (agree, overlap float64) {
 	return float64(na) / chanceTrials, float64(no) / chanceTrials
 }
 
+// yesNo is a table's yes, or a bold no.
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "**no**"
+}
+
 func b2i(b bool) int {
 	if b {
 		return 1
@@ -193,19 +200,14 @@ func agreeLatency(dirs []string) (string, error) {
 			continue
 		}
 		fmt.Fprintf(&b, "| %s |", server)
-		ok := true
-		for i, f := range figs {
+		for _, f := range figs {
 			fmt.Fprintf(&b, " %s |", spread(f, 0))
-			for j, g := range figs {
-				if i != j && (f.Median < g.Lo || f.Median > g.Hi) {
-					ok = false
-				}
-			}
 		}
+		ok, _ := agreement(figs)
 		if !ok {
 			disagree++
 		}
-		fmt.Fprintf(&b, " %s |\n", map[bool]string{true: "yes", false: "**no**"}[ok])
+		fmt.Fprintf(&b, " %s |\n", yesNo(ok))
 	}
 	if disagree > 0 {
 		fmt.Fprintf(&b, "\n**%d of the servers' p99 did not agree across the invocations: the machine was too noisy for their p99 at this rate to be told apart from run to run.**\n", disagree)

@@ -178,7 +178,7 @@ const noiseBound = 0.03
 // the run's noise floor.
 func aaLine(rep Report) string {
 	var parts, noisy []string
-	for _, mode := range []string{"keepalive", "close", "pipeline"} {
+	for _, mode := range modeNames() {
 		p, ok := find(rep.Ceilings, twin, mode)
 		if !ok || p.CPUVsNginx == nil || p.CPUVsNginx.N == 0 {
 			continue

@@ -54,9 +54,12 @@ func usualSpeeds(all map[string]samples) map[string]float64 {
 			}
 		}
 	}
-	usual := map[string]float64{}
+	var usual map[string]float64 // nil for none, so that results.json leaves it out
 	for mode, v := range refs {
 		if blocks[mode] >= hostBlocks {
+			if usual == nil {
+				usual = map[string]float64{}
+			}
 			usual[mode] = usualSpeed(v)
 		}
 	}
@@ -72,7 +75,7 @@ func usualSpeed(refs []float64) float64 {
 	for _, c := range v {
 		var near []float64
 		for _, x := range v {
-			if near1(x, c) {
+			if within(x, c) {
 				near = append(near, x)
 			}
 		}
@@ -86,8 +89,8 @@ func usualSpeed(refs []float64) float64 {
 	return figureOf(best).Median
 }
 
-// near1 reports whether x lies within hostTol of c.
-func near1(x, c float64) bool { return math.Abs(x/c-1) <= hostTol }
+// within reports whether x lies within hostTol of c.
+func within(x, c float64) bool { return math.Abs(x/c-1) <= hostTol }
 
 // hostStates says, block by block, whether a ceiling's block ran in the
 // usual state: ref and drift are its reference rounds (ref-us/req and
@@ -101,9 +104,9 @@ func hostStates(ref, drift []float64, usual float64) []string {
 	for i, r := range ref {
 		switch {
 		case r == 0: // no saturated reference round: nothing to tell by
-		case i < len(drift) && drift[i] > 0 && !near1(drift[i], 1):
+		case i < len(drift) && drift[i] > 0 && !within(drift[i], 1):
 			host[i] = HostChanged
-		case !near1(r, usual):
+		case !within(r, usual):
 			host[i] = HostOther
 		}
 	}
@@ -111,7 +114,11 @@ func hostStates(ref, drift []float64, usual float64) []string {
 }
 
 // usualState reports whether block i of p ran in the host's usual state.
-func usualState(p Point, i int) bool { return i >= len(p.Host) || p.Host[i] == hostUsual }
+func usualState(p Point, i int) bool { return usualAt(p.Host, i) }
+
+// usualAt reports whether block i of host states (hostStates; nil: none
+// judged) is in the usual state.
+func usualAt(host []string, i int) bool { return i >= len(host) || host[i] == hostUsual }
 
 // hostCounts counts a mode's blocks by host state over its ceilings: those
 // in the usual state with a reference beside them, and those left out
@@ -139,7 +146,7 @@ func hostCounts(ps []Point, mode string) (usual, changed, other int) {
 // server blocks counted or were left out for the host's state.
 func hostParts(rep Report) []string {
 	var parts []string
-	for _, mode := range []string{"keepalive", "close", "pipeline"} {
+	for _, mode := range modeNames() {
 		u, ok := rep.Usual[mode]
 		if !ok {
 			continue

@@ -208,6 +208,15 @@ func rank(s string) int {
 	return len(order())
 }
 
+// modeNames are bench.Modes' names, in report order.
+func modeNames() []string {
+	names := make([]string, len(bench.Modes))
+	for i, m := range bench.Modes {
+		names[i] = string(m)
+	}
+	return names
+}
+
 func modeRank(m string) int {
 	for i, o := range bench.Modes {
 		if string(o) == m {
@@ -259,7 +268,7 @@ func ceilingPoint(server, mode string, conns int, s samples, usual float64) Poin
 		for i, x := range v {
 			if i < len(sat) && sat[i] == 1 {
 				saturated = true
-				if i >= len(host) || host[i] == hostUsual {
+				if usualAt(host, i) {
 					kept[unit] = append(kept[unit], x)
 				}
 			}
@@ -302,9 +311,6 @@ type OpenLoop struct {
 // build assembles the report from the samples of the benchmark files.
 func build(all map[string]samples, why map[string]string, sections map[string]Section, conns int) Report {
 	rep := Report{Sections: sections, Usual: usualSpeeds(all)}
-	if len(rep.Usual) == 0 {
-		rep.Usual = nil
-	}
 	// The machine the figures come from: the ceilings', else the sweep's.
 	for _, name := range []string{"work", "sweep", "ceilings"} {
 		if s, ok := sections[name]; ok && s.Machine.CPU != "" {

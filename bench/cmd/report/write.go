@@ -121,7 +121,7 @@ func ceilingTables(rep Report) string {
 	if rep.Ceilings != nil {
 		b.WriteString("![CPU per request as a ratio to nginx's](ceilings.svg)\n\n")
 	}
-	for _, mode := range []string{"keepalive", "close", "pipeline"} {
+	for _, mode := range modeNames() {
 		var rows []Point
 		for _, p := range rep.Ceilings {
 			if p.Mode == mode {
