@@ -309,8 +309,11 @@ func TestExitStatus(t *testing.T) {
 	}
 	complete, _ := strconv.Atoi(m[1])
 	failed, _ := strconv.Atoi(m[2])
-	if complete != 200 || complete+failed != 1000 {
-		t.Errorf("complete %d, failed %d; want 200 and 800", complete, failed)
+	// The kill resets every connection at once: an answer another
+	// connection had just been sent may be discarded with it, one each at
+	// most, and is then a failed request.
+	if complete < 197 || complete > 200 || complete+failed != 1000 {
+		t.Errorf("complete %d, failed %d; want 197 to 200, and 1000 in all", complete, failed)
 	}
 	if want := "loadgen: " + m[2] + " failed requests (connect "; !strings.HasPrefix(stderr, want) || !strings.HasSuffix(stderr, " and 0 non-2xx responses of 1000\n") || strings.Count(stderr, "\n") != 1 {
 		t.Errorf("stderr %q, want one line %q...", stderr, want)
