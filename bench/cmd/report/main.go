@@ -306,7 +306,7 @@ func keepAliveCeilings(file string) (string, error) {
 func latencyCommands(quick bool, rounds int, ceilings, logs string) [][]string {
 	args := []string{"-bench", "^BenchmarkLatency$", "-benchtime", "1x", "-timeout", "0", "./bench", "-args", "-ceilings", ceilings, "-lat-logs", logs}
 	if quick {
-		args = append(args, "-lat-servers", "nethttp,nginx", "-rates", "10000", "-of", "0.5", "-many-conns", "200", "-many-rate", "10000",
+		args = append(args, "-lat-servers", quickServers(ceilings), "-rates", "10000", "-of", "0.5", "-many-conns", "200", "-many-rate", "10000",
 			"-lat-for", "1s", "-lat-warmup", "300ms")
 	}
 	var cmds [][]string
@@ -314,6 +314,26 @@ func latencyCommands(quick bool, rounds int, ceilings, logs string) [][]string {
 		cmds = append(cmds, goTest(slices.Concat(args, []string{"-block", fmt.Sprint(k)})...))
 	}
 	return cmds
+}
+
+// quickServers are the two servers -quick holds: net/http and nginx, a Go
+// runtime and the C reference, or in the place of one that had no ceiling
+// in the quick run's single block (its client can be the limit) the first
+// that had one.
+func quickServers(ceilings string) string {
+	var have []string
+	for _, c := range strings.Split(ceilings, ",") {
+		if name, _, _ := strings.Cut(c, "="); name != "floor" { // no stack anyone would run
+			have = append(have, name)
+		}
+	}
+	var pick []string
+	for _, name := range slices.Concat([]string{"nethttp", "nginx"}, have) {
+		if len(pick) < 2 && slices.Contains(have, name) && !slices.Contains(pick, name) {
+			pick = append(pick, name)
+		}
+	}
+	return strings.Join(pick, ",")
 }
 
 // blockCount is the ceilings' rounds: one per block.
