@@ -72,13 +72,12 @@ type server struct {
 
 // loop is the state of one event loop.
 type loop struct {
-	el       gnet.EventLoop
-	start    time.Time     // server.start
-	now      time.Duration // since start, as of the last tick
-	clock    clock
-	draining bool
-	conns    []*conn // for the sweep
-	out      []byte  // responses of one OnTraffic call, reused
+	el    gnet.EventLoop
+	start time.Time     // server.start
+	now   time.Duration // since start, as of the last tick
+	clock clock
+	conns []*conn // for the sweep
+	out   []byte  // responses of one OnTraffic call, reused
 }
 
 // conn is the state of one connection.
@@ -316,14 +315,14 @@ func (s *server) sweepAll() {
 // are past their deadline, or idle while the server drains.
 func (s *server) sweep(l *loop) {
 	l.setClock(time.Now())
-	l.draining = s.draining.Load()
+	draining := s.draining.Load()
 	// Backwards, since closing moves the last connection into the slot.
 	for i := len(l.conns) - 1; i >= 0; i-- {
 		cs := l.conns[i]
 		if cs.phase == phaseFlush {
 			s.flushed(cs)
 		}
-		if l.now >= cs.deadline || (l.draining && s.idle(cs)) {
+		if l.now >= cs.deadline || (draining && s.idle(cs)) {
 			_ = l.el.Close(cs.c)
 		}
 	}
@@ -358,7 +357,7 @@ func (s *server) loopOf(el gnet.EventLoop) *loop {
 			return l
 		}
 	}
-	l := &loop{el: el, start: s.start, draining: s.draining.Load()}
+	l := &loop{el: el, start: s.start}
 	l.setClock(time.Now())
 	s.loops = append(s.loops, l)
 	return l

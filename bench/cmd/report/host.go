@@ -113,9 +113,6 @@ func hostStates(ref, drift []float64, usual float64) []string {
 	return host
 }
 
-// usualState reports whether block i of p ran in the host's usual state.
-func usualState(p Point, i int) bool { return usualAt(p.Host, i) }
-
 // usualAt reports whether block i of host states (hostStates; nil: none
 // judged) is in the usual state.
 func usualAt(host []string, i int) bool { return i >= len(host) || host[i] == hostUsual }

@@ -259,9 +259,7 @@ func runLatency(root, out, ceilingFile, file string, quick bool, forced string, 
 	tmp := logs + ".partial"
 	os.RemoveAll(tmp)
 	defer os.RemoveAll(tmp)
-	if quick {
-		rounds = 1
-	}
+	rounds = blockCount(quick, rounds)
 	// The test binary runs in bench/: the path from there, so that the
 	// commands recorded name no directory of this machine.
 	rel, err := filepath.Rel(filepath.Join(root, "bench"), tmp)
@@ -336,7 +334,7 @@ func quickServers(ceilings string) string {
 	return strings.Join(pick, ",")
 }
 
-// blockCount is the ceilings' rounds: one per block.
+// blockCount is a run's rounds (the ceilings': one per block); -quick runs one.
 func blockCount(quick bool, blocks int) int {
 	if quick {
 		return 1

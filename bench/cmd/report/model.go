@@ -427,7 +427,7 @@ func blockCPU(p Point) Figure {
 // no value.
 func saturated(p Point, v []float64) Figure {
 	return bench.Only(Figure{Spread: p.CPU.Spread, Rounds: v}, func(i int) bool {
-		return i < len(p.Saturated) && p.Saturated[i] && usualState(p, i) && v[i] > 0
+		return i < len(p.Saturated) && p.Saturated[i] && usualAt(p.Host, i) && v[i] > 0
 	})
 }
 
