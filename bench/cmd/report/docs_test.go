@@ -5,25 +5,29 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+
+	"hellobench/bench/report"
+	"hellobench/bench/report/render"
 )
 
 // root is the module root, from this package's directory.
 const root = "../../.."
 
 // committed reads the results the documents cite.
-func committed(t *testing.T) Report {
+func committed(t *testing.T) report.Report {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(root, "results", "results.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rep Report
+	var rep report.Report
 	if err := json.Unmarshal(b, &rep); err != nil {
 		t.Fatalf("results/results.json: %v", err)
 	}
-	if rep.Clients, err = readClients(filepath.Join(root, "results", "clients.json")); err != nil {
+	if rep.Clients, err = report.ReadClients(filepath.Join(root, "results", "clients.json")); err != nil {
 		t.Fatal(err)
 	}
 	return rep
@@ -52,7 +56,7 @@ func TestDocumentsMatchResults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := string(b), markdown(rep); got != want {
+	if got, want := string(b), render.Markdown(rep, reportParts); got != want {
 		t.Errorf("results/REPORT.md differs from results/results.json at:\n%s", firstDiff(got, want))
 	}
 }
@@ -68,7 +72,7 @@ func firstDiff(got, want string) string {
 	return "the documents differ in length"
 }
 
-func itoa(i int) string { return strings.TrimSpace(num(float64(i), 0)) }
+func itoa(i int) string { return strconv.Itoa(i) }
 
 // measured matches what reads like a measured figure: a number with a unit
 // of time, rate, size or a ratio.

@@ -6,24 +6,12 @@ import (
 	"runtime"
 	"strings"
 
+	"hellobench/bench/report"
 	"hellobench/internal/proc"
 )
 
-// Machine is what the report records of the machine it ran on, so that
-// readers compare across machines by ratios to the floor and to nginx.
-type Machine struct {
-	CPU      string `json:"cpu"`
-	Cores    int    `json:"cores"`
-	Kernel   string `json:"kernel"`
-	Go       string `json:"go"`
-	Nginx    string `json:"nginx"`
-	Lighttpd string `json:"lighttpd"`
-}
-
-const dateFormat = "2006-01-02 15:04 MST"
-
-func machine() Machine {
-	m := Machine{Cores: runtime.NumCPU(), Go: runtime.Version()}
+func machine() report.Machine {
+	m := report.Machine{Cores: runtime.NumCPU(), Go: runtime.Version()}
 	m.CPU = proc.CPUModel()
 	if k := proc.Kernel(); k != "" {
 		m.Kernel = "Linux " + k

@@ -6,6 +6,9 @@
 //
 //	report [-run] [-in-memory=false] [-sweep] [-work] [-latency] [-quick] [-blocks 26] [-for 300ms] [-work-blocks 6] [-sweep-rounds 3] [-n 200000] [-out results] [-docs]
 //
+// The results model and its rules are package report, the markdown and
+// SVG package render; this command runs the benches and writes the files.
+//
 // With -run it runs the in-memory benchmarks of every server package,
 // -rounds times (unless -in-memory=false), and the ceiling benchmarks in
 // -blocks blocks (each block runs every target once, in an order that
@@ -21,7 +24,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -36,11 +38,10 @@ import (
 	"time"
 
 	"hellobench/bench"
+	"hellobench/bench/report"
+	"hellobench/bench/report/render"
 	"hellobench/internal/proc"
 )
-
-// conns is the connections of the ceiling benchmarks (their default).
-const conns = 50
 
 // fatal ends the report with err, unless an interrupt is already ending
 // it (then its processes were stopped on purpose).
@@ -93,11 +94,11 @@ func main() {
 		log.Fatal("-docs takes a full run's figures, not -quick's")
 	}
 	if *agreeLatencyDirs != "" {
-		printed(agreeLatency(strings.Split(*agreeLatencyDirs, ",")))
+		printed(render.AgreeLatency(strings.Split(*agreeLatencyDirs, ",")))
 		return
 	}
 	if *agreeDirs != "" {
-		printed(agree(strings.Split(*agreeDirs, ",")))
+		printed(render.Agree(strings.Split(*agreeDirs, ",")))
 		return
 	}
 	root, err := bench.FindRoot()
@@ -160,23 +161,11 @@ func main() {
 		}
 	}
 
-	all := map[string]samples{}
-	why := map[string]string{}
-	sections := map[string]Section{}
-	for name, f := range map[string]string{"ceilings": benchFile, "sweep": sweepFile, "scale": scaleFile, "work": workFile, "latency": latencyFile} {
-		sec, ok, err := readBench(f, all, why)
-		if err != nil {
-			log.Fatal(err)
-		}
-		if ok {
-			sections[name] = sec
-		}
+	rep, err := report.Read(map[string]string{"ceilings": benchFile, "sweep": sweepFile, "scale": scaleFile, "work": workFile, "latency": latencyFile})
+	if err != nil {
+		log.Fatalf("%v: run with -run, -sweep, -scale, -work or -latency", err)
 	}
-	if len(all) == 0 {
-		log.Fatalf("no benchmark results in %s, %s, %s, %s or %s: run with -run, -sweep, -scale, -work or -latency", benchFile, sweepFile, scaleFile, workFile, latencyFile)
-	}
-	rep := build(all, why, sections, conns)
-	if rep.Clients, err = readClients(filepath.Join(*out, "clients.json")); err != nil {
+	if rep.Clients, err = report.ReadClients(filepath.Join(*out, "clients.json")); err != nil {
 		log.Fatal(err)
 	}
 	if err := write(*out, rep); err != nil {
@@ -278,16 +267,15 @@ func runLatency(root, out, ceilingFile, file string, quick bool, forced string, 
 // keepAliveCeilings reads each server's keep-alive ceiling, req/s, from a
 // run's bench.txt, as -ceilings takes them: name=req/s,...
 func keepAliveCeilings(file string) (string, error) {
-	all, why := map[string]samples{}, map[string]string{}
-	sec, ok, err := readBench(file, all, why)
+	if _, err := os.Stat(file); err != nil {
+		return "", fmt.Errorf("-latency: no ceilings in %s to take shares of: run -run (make bench) first", file)
+	}
+	rep, err := report.Read(map[string]string{"ceilings": file})
 	if err != nil {
 		return "", err
 	}
-	if !ok {
-		return "", fmt.Errorf("-latency: no ceilings in %s to take shares of: run -run (make bench) first", file)
-	}
 	var list []string
-	for _, p := range build(all, why, map[string]Section{"ceilings": sec}, conns).Ceilings {
+	for _, p := range rep.Ceilings {
 		if p.Mode == "keepalive" && p.Implied.N > 0 && !strings.Contains(p.Server, "/") {
 			list = append(list, fmt.Sprintf("%s=%.0f", p.Server, p.Implied.Median))
 		}
@@ -363,35 +351,6 @@ func scaleCommands(rounds, n int, cores string) [][]string {
 	return cmds
 }
 
-// readClients reads make compare-clients' results, if there are any.
-func readClients(file string) (*bench.ClientsRun, error) {
-	b, err := os.ReadFile(file)
-	if os.IsNotExist(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	var run bench.ClientsRun
-	if err := json.Unmarshal(b, &run); err != nil {
-		return nil, fmt.Errorf("%s: %v", file, err)
-	}
-	return &run, nil
-}
-
-// Comment lines the report writer adds to the benchmark output; benchstat
-// skips them.
-const (
-	commandPrefix = "# command: "
-	datePrefix    = "# date: "
-	roundsPrefix  = "# rounds: "
-	machinePrefix = "# machine: "
-	cpusPrefix    = "# cpus: "
-	quickLine     = "# quick: a smoke run, not for publishing"
-	forcedPrefix  = "# forced: "
-	sourcePrefix  = "# cpu source: "
-)
-
 // partial is the output file being written, removed if the run is
 // interrupted: a partial run leaves nothing in the output directory.
 var partial struct {
@@ -425,27 +384,27 @@ func runAll(root, file string, quick bool, forced string, rounds int, cmds [][]s
 	}
 	defer f.Close()
 	w := io.MultiWriter(f, os.Stderr)
-	fmt.Fprintf(w, "%s%s\n", datePrefix, time.Now().UTC().Format(dateFormat))
+	fmt.Fprintf(w, "%s%s\n", report.DatePrefix, time.Now().UTC().Format(report.DateFormat))
 	m, err := json.Marshal(machine())
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "%s%s\n", machinePrefix, m)
+	fmt.Fprintf(w, "%s%s\n", report.MachinePrefix, m)
 	cfg, err := bench.DefaultConfig()
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "%sserver %s client %s\n", cpusPrefix, cfg.ServerCPUs, cfg.ClientCPUs)
-	fmt.Fprintf(w, "%s%d\n", roundsPrefix, rounds)
-	fmt.Fprintf(w, "%s%s\n", sourcePrefix, proc.CPUSource())
+	fmt.Fprintf(w, "%sserver %s client %s\n", report.CpusPrefix, cfg.ServerCPUs, cfg.ClientCPUs)
+	fmt.Fprintf(w, "%s%d\n", report.RoundsPrefix, rounds)
+	fmt.Fprintf(w, "%s%s\n", report.SourcePrefix, proc.CPUSource())
 	if quick {
-		fmt.Fprintln(w, quickLine)
+		fmt.Fprintln(w, report.QuickLine)
 	}
 	if forced != "" {
-		fmt.Fprintf(w, "%s%s\n", forcedPrefix, forced)
+		fmt.Fprintf(w, "%s%s\n", report.ForcedPrefix, forced)
 	}
 	for _, c := range cmds {
-		fmt.Fprintf(w, "%s%s\n", commandPrefix, quote(c))
+		fmt.Fprintf(w, "%s%s\n", report.CommandPrefix, quote(c))
 		if err := runCommand(root, w, c); err != nil {
 			return err
 		}
@@ -485,18 +444,4 @@ func quote(args []string) string {
 		q[i] = a
 	}
 	return strings.Join(q, " ")
-}
-
-// readBench adds the samples of a benchmark file, and returns its section:
-// when it ran and how. A missing file is no section.
-func readBench(file string, into map[string]samples, why map[string]string) (Section, bool, error) {
-	b, err := os.ReadFile(file)
-	if os.IsNotExist(err) {
-		return Section{}, false, nil
-	}
-	if err != nil {
-		return Section{}, false, err
-	}
-	sec, err := parseBench(bytes.NewReader(b), into, why)
-	return sec, err == nil, err
 }

@@ -1,4 +1,4 @@
-package main
+package render
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"hellobench/bench"
+	"hellobench/bench/report"
 	"hellobench/internal/targets"
 )
 
@@ -27,13 +29,13 @@ type pickRow struct {
 	tail                            string // p99.9 at the common steady rate
 }
 
-func pickRows(rep Report) []pickRow {
+func pickRows(rep report.Report) []pickRow {
 	var rows []pickRow
-	for _, s := range order() {
+	for _, s := range report.Order() {
 		if gives(s) == "" {
 			continue
 		}
-		p, ok := find(rep.Ceilings, s, "keepalive")
+		p, ok := report.Find(rep.Ceilings, s, "keepalive")
 		if !ok {
 			continue
 		}
@@ -42,7 +44,7 @@ func pickRows(rep Report) []pickRow {
 			r.allocs = median(m.AllocsOp, 0)
 		}
 		if cl, ok := cpuOf(rep, s, "close"); ok {
-			r.conn = delta(diff(cl, blockCPU(p)))
+			r.conn = delta(bench.Diff(cl, report.BlockCPU(p)))
 		}
 		if i, ok := idleAt(rep, s, 10000); ok {
 			r.perConn = bytesText(i.PerConn.Median)
@@ -52,23 +54,23 @@ func pickRows(rep Report) []pickRow {
 	return rows
 }
 
-func idleAt(rep Report, server string, conns int) (Idle, bool) {
+func idleAt(rep report.Report, server string, conns int) (report.Idle, bool) {
 	for _, i := range rep.Idle {
 		if i.Server == server && i.Conns == conns && i.PerConn.N > 0 {
 			return i, true
 		}
 	}
-	return Idle{}, false
+	return report.Idle{}, false
 }
 
 // pickTable is the figures side of the choice.
-func pickTable(rep Report) string {
+func pickTable(rep report.Report) string {
 	rows := pickRows(rep)
 	if len(rows) == 0 {
 		return ""
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "| stack | CPU per keep-alive request vs nginx | vs the floor | allocs/request | a new connection adds, CPU µs | memory per idle connection (10 000 held) | p99.9 at a steady %s req/s, µs |\n|---|--:|--:|--:|--:|--:|--:|\n", num(latRate, 0))
+	fmt.Fprintf(&b, "| stack | CPU per keep-alive request vs nginx | vs the floor | allocs/request | a new connection adds, CPU µs | memory per idle connection (10 000 held) | p99.9 at a steady %s req/s, µs |\n|---|--:|--:|--:|--:|--:|--:|\n", num(report.LatRate, 0))
 	for _, r := range rows {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", r.name, r.vsNginx, r.vsFloor, r.allocs, r.conn, r.perConn, r.tail)
 	}
@@ -77,28 +79,28 @@ func pickTable(rep Report) string {
 
 // tailAt is a stack's p99.9 at the common steady rate (make bench-latency),
 // or why it has none.
-func tailAt(rep Report, server string) string {
-	l, ok := findLat(rep.Latency, server, "r="+strconv.Itoa(latRate), conns)
+func tailAt(rep report.Report, server string) string {
+	l, ok := report.FindLat(rep.Latency, server, "r="+strconv.Itoa(report.LatRate), report.CeilingConns)
 	switch {
 	case ok && l.P999.N > 0:
 		return spread(l.P999, 0)
 	case ok:
 		return "no round kept"
-	case len(rep.Latency) > 0 && slices.Contains(latServers(rep.Latency), server):
+	case len(rep.Latency) > 0 && slices.Contains(report.LatServers(rep.Latency), server):
 		return "above 90 % of its ceiling"
 	}
 	return "–"
 }
 
-// pickShort is the README's section: the table and one line per stack.
-func pickShort(rep Report) string {
+// PickShort is the README's section: the table and one line per stack.
+func PickShort(rep report.Report) string {
 	t := pickTable(rep)
 	if t == "" {
 		return ""
 	}
 	var b strings.Builder
 	b.WriteString(t + "\n")
-	for _, s := range order() {
+	for _, s := range report.Order() {
 		if g := gives(s); g != "" {
 			fmt.Fprintf(&b, "- **%s**: %s.\n", s, g)
 		}

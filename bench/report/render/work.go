@@ -1,151 +1,13 @@
-package main
+package render
 
 import (
 	"fmt"
 	"math"
-	"slices"
-	"sort"
-	"strconv"
 	"strings"
 
 	"hellobench/bench"
+	"hellobench/bench/report"
 )
-
-// make bench-work: the ceilings with the handler burning CPU, and the
-// runs with the handler waiting, at Little's-law connections.
-
-// baseline is the stack every other is set against in bench-work: the
-// standard library's server, where most Go services start.
-const baseline = "nethttp"
-
-// matters is the advantage over the baseline under which the choice of
-// stack is taken to stop mattering: 10 % of CPU per request.
-const matters = 0.10
-
-// A waiting server should reach littleTarget % of Little's limit unless
-// its core is the limit: saturatedBusy % busy or more.
-const (
-	littleTarget  = 80.0
-	saturatedBusy = 97.0
-)
-
-// workPoint reads a BenchmarkWork name, "server/cpu=20us".
-func workPoint(name string, s samples, conns int) (Point, bool) {
-	i := strings.LastIndex(name, "/cpu=")
-	if i < 0 {
-		return Point{}, false
-	}
-	us, err := strconv.ParseFloat(strings.TrimSuffix(name[i+len("/cpu="):], "us"), 64)
-	if err != nil {
-		return Point{}, false
-	}
-	p := ceilingPoint(name[:i], "keepalive", conns, s, 0)
-	p.WorkCPU = us
-	return p, true
-}
-
-// waitPoint reads a BenchmarkWait name, "server/wait=10ms/c=200".
-func waitPoint(name string, s samples) (Point, bool) {
-	rest, c, ok := cutLast(name, "/c=")
-	n, err := strconv.Atoi(c)
-	if !ok || err != nil {
-		return Point{}, false
-	}
-	server, w, ok := cutLast(rest, "/wait=")
-	ms, err := strconv.ParseFloat(strings.TrimSuffix(w, "ms"), 64)
-	if !ok || err != nil {
-		return Point{}, false
-	}
-	p := point(server, "keepalive", n, s)
-	p.Wait = ms
-	l := s.figure("little-%")
-	p.Little = &l
-	p.Label = "" // a waiting server is idle by design: not a ceiling to label
-	if o := s.figure("open-req/s"); o.N > 0 {
-		p.Open = &OpenLoop{Rate: s.figure("open-rate").Median, ReqPerSec: o, P50: s.figure("open-p50-us"), P99: s.figure("open-p99-us")}
-		for _, v := range s["open-client-limited"] {
-			if v == 1 {
-				p.Open.ClientLimited++
-			}
-		}
-	}
-	return p, true
-}
-
-func cutLast(s, sep string) (before, after string, ok bool) {
-	i := strings.LastIndex(s, sep)
-	if i < 0 {
-		return s, "", false
-	}
-	return s[:i], s[i+len(sep):], true
-}
-
-// sortWork puts bench-work's points in table order, then by work or wait.
-func sortWork(work, wait []Point) {
-	sort.Slice(work, func(i, j int) bool {
-		a, b := work[i], work[j]
-		if a.Server != b.Server {
-			return workRank(a.Server) < workRank(b.Server)
-		}
-		return a.WorkCPU < b.WorkCPU
-	})
-	sort.Slice(wait, func(i, j int) bool {
-		a, b := wait[i], wait[j]
-		if a.Wait != b.Wait {
-			return a.Wait < b.Wait
-		}
-		if a.Server != b.Server {
-			return workRank(a.Server) < workRank(b.Server)
-		}
-		return a.Server < b.Server
-	})
-}
-
-// workRank orders a server and its inline form ("gnet/inline") after it.
-func workRank(s string) int {
-	base, _, _ := strings.Cut(s, "/")
-	return 2*rank(base) + map[bool]int{true: 1}[base != s]
-}
-
-// levels returns the handler CPU work levels measured, in µs, ascending.
-func levels(ps []Point) []float64 { return distinct(ps, func(p Point) float64 { return p.WorkCPU }) }
-
-// waits returns the handler waits measured, in ms, ascending.
-func waits(ps []Point) []float64 { return distinct(ps, func(p Point) float64 { return p.Wait }) }
-
-// distinct returns the values of f over ps, each once, ascending.
-func distinct(ps []Point, f func(Point) float64) []float64 {
-	var vs []float64
-	for _, p := range ps {
-		if v := f(p); !slices.Contains(vs, v) {
-			vs = append(vs, v)
-		}
-	}
-	slices.Sort(vs)
-	return vs
-}
-
-// workServers returns the servers of ps in table order.
-func workServers(ps []Point) []string {
-	var names []string
-	for _, p := range ps {
-		if !slices.Contains(names, p.Server) {
-			names = append(names, p.Server)
-		}
-	}
-	sort.SliceStable(names, func(i, j int) bool { return workRank(names[i]) < workRank(names[j]) })
-	return names
-}
-
-// at returns server's bench-work ceiling at work us.
-func at(ps []Point, server string, us float64) (Point, bool) {
-	for _, p := range ps {
-		if p.Server == server && p.WorkCPU == us {
-			return p, true
-		}
-	}
-	return Point{}, false
-}
 
 // workLabel writes a level of handler CPU work: "none", "20 µs".
 func workLabel(us float64) string {
@@ -155,33 +17,9 @@ func workLabel(us float64) string {
 	return num(us, 0) + " µs"
 }
 
-// vsBaseline is server's CPU per request over the baseline's at work us,
-// block by block.
-func vsBaseline(ps []Point, server string, us float64) (Figure, bool) {
-	p, ok := at(ps, server, us)
-	n, okN := at(ps, baseline, us)
-	if !ok || !okN {
-		return Figure{}, false
-	}
-	r := blockRatio(p, n)
-	return r, r.N > 0
-}
-
-// added is what the handler's work added to server's CPU per request at
-// work us, block by block against no work.
-func added(ps []Point, server string, us float64) (Figure, bool) {
-	p, ok := at(ps, server, us)
-	z, okZ := at(ps, server, 0)
-	if !ok || !okZ {
-		return Figure{}, false
-	}
-	d := diff(blockCPU(p), blockCPU(z))
-	return d, d.N > 0
-}
-
 // calibration says whether the work added what it should at us: within
 // ±10 % of us, by the median.
-func calibration(d Figure, us float64) string {
+func calibration(d report.Figure, us float64) string {
 	if d.N == 0 {
 		return "–"
 	}
@@ -197,25 +35,25 @@ func calibration(d Figure, us float64) string {
 // the baseline (1 - its CPU per request over the baseline's) is under
 // matters, and where the zero-work costs alone put that point: with work
 // D added to both, (b - a) / (b + D) < matters once D > (b - a)/matters - b.
-func crossover(ps []Point, server string) string {
-	ls := levels(ps)
-	r0, ok := vsBaseline(ps, server, 0)
+func crossover(ps []report.Point, server string) string {
+	ls := report.Levels(ps)
+	r0, ok := report.VsBaseline(ps, server, 0)
 	if !ok {
 		return "–"
 	}
-	if 1-r0.Median < matters {
-		return fmt.Sprintf("no advantage to lose: it costs %s of %s's CPU per request with no work", versus(&r0), baseline)
+	if 1-r0.Median < report.Matters {
+		return fmt.Sprintf("no advantage to lose: it costs %s of %s's CPU per request with no work", versus(&r0), report.Baseline)
 	}
-	measured := fmt.Sprintf("still over %.0f %% at %s", 100*matters, workLabel(ls[len(ls)-1]))
+	measured := fmt.Sprintf("still over %.0f %% at %s", 100*report.Matters, workLabel(ls[len(ls)-1]))
 	for _, us := range ls[1:] {
-		if r, ok := vsBaseline(ps, server, us); ok && 1-r.Median < matters {
-			measured = fmt.Sprintf("under %.0f %% at %s (%s)", 100*matters, workLabel(us), versus(&r))
+		if r, ok := report.VsBaseline(ps, server, us); ok && 1-r.Median < report.Matters {
+			measured = fmt.Sprintf("under %.0f %% at %s (%s)", 100*report.Matters, workLabel(us), versus(&r))
 			break
 		}
 	}
-	a, _ := at(ps, server, 0)
-	b, _ := at(ps, baseline, 0)
-	d := (b.CPU.Median-a.CPU.Median)/matters - b.CPU.Median
+	a, _ := report.At(ps, server, 0)
+	b, _ := report.At(ps, report.Baseline, 0)
+	d := (b.CPU.Median-a.CPU.Median)/report.Matters - b.CPU.Median
 	return fmt.Sprintf("%s; from the costs with no work, about %s µs", measured, num(d, 0))
 }
 
@@ -242,17 +80,17 @@ func row(b *strings.Builder, label string, ls []float64, cell func(us float64) s
 }
 
 // ratioCell is server's CPU per request over the baseline's at a level.
-func ratioCell(ps []Point, server string) func(us float64) string {
+func ratioCell(ps []report.Point, server string) func(us float64) string {
 	return func(us float64) string {
-		if r, ok := vsBaseline(ps, server, us); ok {
+		if r, ok := report.VsBaseline(ps, server, us); ok {
 			return versus(&r)
 		}
 		return "–"
 	}
 }
 
-// workSection is REPORT.md's part for make bench-work.
-func workSection(rep Report) string {
+// WorkSection is REPORT.md's part for make bench-work.
+func WorkSection(rep report.Report) string {
 	if len(rep.Work) == 0 && len(rep.Wait) == 0 {
 		return ""
 	}
@@ -263,30 +101,30 @@ func workSection(rep Report) string {
 		b.WriteString(workTables(rep))
 	}
 	if len(rep.Wait) > 0 {
-		b.WriteString(waitTables(rep))
+		b.WriteString(WaitTables(rep))
 	}
 	return b.String()
 }
 
-func workIntro(rep Report) string {
+func workIntro(rep report.Report) string {
 	sec := rep.Sections["work"]
 	return fmt.Sprintf("Every Go server was started with `-work-cpu D` (its handler burns D of CPU, in one calibrated loop shared by every stack, before it answers) "+
 		"or `-work-wait D` (it waits D using no CPU, as a call to a database does). "+
 		"The ceilings are keep-alive at 50 connections, raised until the server is saturated, in %s, each block running every server and level in its own order; "+
-		"a cell is %s. A ratio to %s is taken block by block.\n\n", plural(sec.Rounds, "block"), interval(sec.Rounds), baseline)
+		"a cell is %s. A ratio to %s is taken block by block.\n\n", plural(sec.Rounds, "block"), interval(sec.Rounds), report.Baseline)
 }
 
 // workTables are the ceilings with CPU work: CPU per request, ratio to
 // the baseline, what the work added, and where the stack stops mattering.
-func workTables(rep Report) string {
-	ls := levels(rep.Work)
-	names := workServers(rep.Work)
+func workTables(rep report.Report) string {
+	ls := report.Levels(rep.Work)
+	names := report.WorkServers(rep.Work)
 	var b strings.Builder
 	b.WriteString("**Server CPU per request (µs), by handler CPU work**\n\n")
 	header(&b, "server", ls)
 	for _, s := range names {
 		row(&b, s, ls, func(us float64) string {
-			p, ok := at(rep.Work, s, us)
+			p, ok := report.At(rep.Work, s, us)
 			if !ok {
 				return "–"
 			}
@@ -297,17 +135,17 @@ func workTables(rep Report) string {
 		})
 		b.WriteString("\n")
 	}
-	fmt.Fprintf(&b, "\n**CPU per request over %s's, by handler CPU work** (under 1: cheaper than %s)\n\n", baseline, baseline)
+	fmt.Fprintf(&b, "\n**CPU per request over %s's, by handler CPU work** (under 1: cheaper than %s)\n\n", report.Baseline, report.Baseline)
 	header(&b, "server", ls)
 	for _, s := range names {
-		if s != baseline {
+		if s != report.Baseline {
 			row(&b, s, ls, ratioCell(rep.Work, s))
 			b.WriteString("\n")
 		}
 	}
-	fmt.Fprintf(&b, "\n**Where the stack stops mattering**: the handler CPU work at which each stack's advantage over %s (1 − the ratio above) falls under %.0f %%\n\n| server | advantage under %.0f %% |\n|---|---|\n", baseline, 100*matters, 100*matters)
+	fmt.Fprintf(&b, "\n**Where the stack stops mattering**: the handler CPU work at which each stack's advantage over %s (1 − the ratio above) falls under %.0f %%\n\n| server | advantage under %.0f %% |\n|---|---|\n", report.Baseline, 100*report.Matters, 100*report.Matters)
 	for _, s := range names {
-		if s != baseline {
+		if s != report.Baseline {
 			fmt.Fprintf(&b, "| %s | %s |\n", s, crossover(rep.Work, s))
 		}
 	}
@@ -315,19 +153,19 @@ func workTables(rep Report) string {
 	header(&b, "server", ls[1:])
 	for _, s := range names {
 		row(&b, s, ls[1:], func(us float64) string {
-			d, _ := added(rep.Work, s, us)
+			d, _ := report.Added(rep.Work, s, us)
 			return calibration(d, us)
 		})
 		b.WriteString("\n")
-		if z, ok := at(rep.Work, s, 0); ok && z.AppCPU.N > 0 {
+		if z, ok := report.At(rep.Work, s, 0); ok && z.AppCPU.N > 0 {
 			// Where the work runs in one process of several (fcgi's
 			// application behind lighttpd), that process's part alone.
 			row(&b, s+", the application alone", ls[1:], func(us float64) string {
-				p, ok := at(rep.Work, s, us)
+				p, ok := report.At(rep.Work, s, us)
 				if !ok || p.AppCPU.N == 0 {
 					return "–"
 				}
-				return calibration(diff(p.AppCPU, z.AppCPU), us)
+				return calibration(bench.Diff(p.AppCPU, z.AppCPU), us)
 			})
 			b.WriteString("\n")
 		}
@@ -335,14 +173,14 @@ func workTables(rep Report) string {
 	return b.String() + "\n"
 }
 
-// waitTables are the runs with a waiting handler, a table per wait.
-func waitTables(rep Report) string {
+// WaitTables are the runs with a waiting handler, a table per wait.
+func WaitTables(rep report.Report) string {
 	var b strings.Builder
 	b.WriteString("**Waiting handlers.** Each wait ran with the connections Little's law needs for a rate (connections = rate × wait); " +
 		"a server that overlaps its waits serves close to that limit; **% of limit** is its req/s over connections ÷ wait. " +
 		"gnet/inline waits on its event loop (the naive form), gnet answers from a bounded pool of goroutines through gnet's asynchronous write.\n\n")
-	for _, w := range waits(rep.Wait) {
-		var rows []Point
+	for _, w := range report.Waits(rep.Wait) {
+		var rows []report.Point
 		for _, p := range rep.Wait {
 			if p.Wait == w {
 				rows = append(rows, p)
@@ -355,17 +193,17 @@ func waitTables(rep Report) string {
 		for _, p := range rows {
 			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", p.Server, spread(p.ReqPerSec, 0), spread(*p.Little, 1),
 				pct(p.Busy), spread(p.CPU, 2), spread(scale(p.P50, 1e-3), 1), spread(shift(scale(p.P50, 1e-3), -w), 1), spread(scale(p.P99, 1e-3), 1), spread(p.RSS, 1))
-			if p.Little.N > 0 && p.Little.Median < littleTarget && p.Busy.Median < saturatedBusy {
+			if p.Little.N > 0 && p.Little.Median < report.LittleTarget && p.Busy.Median < report.SaturatedBusy {
 				short = append(short, p.Server)
 			}
 		}
 		for _, p := range rows {
 			if p.FellOver > 0 {
-				fmt.Fprintf(&b, "\n%s %s; its figures are the other blocks'.\n", p.Server, note(p))
+				fmt.Fprintf(&b, "\n%s %s; its figures are the other blocks'.\n", p.Server, Note(p))
 			}
 		}
 		if len(short) > 0 {
-			fmt.Fprintf(&b, "\nUnder %.0f %% of the limit with the core not saturated (under %.0f %% busy): %s.\n", littleTarget, saturatedBusy, strings.Join(short, ", "))
+			fmt.Fprintf(&b, "\nUnder %.0f %% of the limit with the core not saturated (under %.0f %% busy): %s.\n", report.LittleTarget, report.SaturatedBusy, strings.Join(short, ", "))
 		}
 		b.WriteString("\n")
 		b.WriteString(openTable(rows, w))
@@ -375,7 +213,7 @@ func waitTables(rep Report) string {
 
 // openSummary says how much the median request took over the wait at
 // wait w's steady rate, across the servers that held it.
-func openSummary(ps []Point, w float64) string {
+func openSummary(ps []report.Point, w float64) string {
 	lo, hi, rate := math.Inf(1), math.Inf(-1), 0.0
 	var held, not []string
 	for _, p := range ps {
@@ -404,7 +242,7 @@ func openSummary(ps []Point, w float64) string {
 
 // openTable is a wait's open-loop runs: the same wait at a steady rate
 // below the limit, on twice the connections.
-func openTable(rows []Point, w float64) string {
+func openTable(rows []report.Point, w float64) string {
 	var b strings.Builder
 	for _, p := range rows {
 		if p.Open == nil {
@@ -429,27 +267,27 @@ func openTable(rows []Point, w float64) string {
 }
 
 // shift adds d to every round of f.
-func shift(f Figure, d float64) Figure {
+func shift(f report.Figure, d float64) report.Figure {
 	v := make([]float64, len(f.Rounds))
 	for i, x := range f.Rounds {
 		v[i] = x + d
 	}
-	return figureOf(v)
+	return bench.FigureOf(v)
 }
 
-// readmeWork is the README's "When the stack matters" section: the ratio
+// ReadmeWork is the README's "When the stack matters" section: the ratio
 // table, where each stack stops mattering and the waits, in short.
-func readmeWork(rep Report) string {
+func ReadmeWork(rep report.Report) string {
 	if len(rep.Work) == 0 {
 		return ""
 	}
-	ls := levels(rep.Work)
+	ls := report.Levels(rep.Work)
 	var b strings.Builder
 	fmt.Fprintf(&b, "CPU per request over %s's with the handler burning CPU before it answers (keep-alive ceilings on one core; "+
-		"the full tables, the calibration and the chart are in [results/REPORT.md](results/REPORT.md#when-the-stack-matters-make-bench-work)):\n\n", baseline)
-	header(&b, "server", ls, fmt.Sprintf("advantage under %.0f %%", 100*matters))
-	for _, s := range workServers(rep.Work) {
-		if s != baseline {
+		"the full tables, the calibration and the chart are in [results/REPORT.md](results/REPORT.md#when-the-stack-matters-make-bench-work)):\n\n", report.Baseline)
+	header(&b, "server", ls, fmt.Sprintf("advantage under %.0f %%", 100*report.Matters))
+	for _, s := range report.WorkServers(rep.Work) {
+		if s != report.Baseline {
 			row(&b, s, ls, ratioCell(rep.Work, s))
 			fmt.Fprintf(&b, " %s |\n", crossover(rep.Work, s))
 		}
@@ -457,7 +295,7 @@ func readmeWork(rep Report) string {
 	b.WriteString("\n" + workSummary(rep.Work) + "\n")
 	if len(rep.Wait) > 0 {
 		b.WriteString("\nWith the handler waiting instead (Little's limit is connections ÷ wait):\n\n")
-		for _, w := range waits(rep.Wait) {
+		for _, w := range report.Waits(rep.Wait) {
 			var parts []string
 			conns := 0
 			for _, p := range rep.Wait {
@@ -493,17 +331,17 @@ func percent(pct float64) string {
 // workSummary says in words where the stack stops mattering: the
 // cheapest stack's ratio with no work and at the most work measured, and
 // the measured work by which every stack's advantage is under matters.
-func workSummary(ps []Point) string {
-	ls := levels(ps)
+func workSummary(ps []report.Point) string {
+	ls := report.Levels(ps)
 	if len(ls) < 2 || ls[0] != 0 {
 		return ""
 	}
 	top := ls[len(ls)-1]
-	cheapest, best := "", Figure{}
+	cheapest, best := "", report.Figure{}
 	by, still := 0.0, []string(nil)
-	for _, s := range workServers(ps) {
-		r0, ok := vsBaseline(ps, s, 0)
-		if s == baseline || !ok || 1-r0.Median < matters {
+	for _, s := range report.WorkServers(ps) {
+		r0, ok := report.VsBaseline(ps, s, 0)
+		if s == report.Baseline || !ok || 1-r0.Median < report.Matters {
 			continue
 		}
 		if cheapest == "" || r0.Median < best.Median {
@@ -511,7 +349,7 @@ func workSummary(ps []Point) string {
 		}
 		first := -1.0
 		for _, us := range ls[1:] {
-			if r, ok := vsBaseline(ps, s, us); ok && 1-r.Median < matters {
+			if r, ok := report.VsBaseline(ps, s, us); ok && 1-r.Median < report.Matters {
 				first = us
 				break
 			}
@@ -522,15 +360,15 @@ func workSummary(ps []Point) string {
 		by = max(by, first)
 	}
 	if cheapest == "" {
-		return fmt.Sprintf("No stack costs less than %.0f %% under %s's CPU per request, even with no handler work.", 100*matters, baseline)
+		return fmt.Sprintf("No stack costs less than %.0f %% under %s's CPU per request, even with no handler work.", 100*report.Matters, report.Baseline)
 	}
-	rTop, _ := vsBaseline(ps, cheapest, top)
+	rTop, _ := report.VsBaseline(ps, cheapest, top)
 	text := fmt.Sprintf("In words: on one core the stack matters while the handler is cheap. With no handler work the cheapest, %s, costs %s of %s's CPU per request; with %s of handler CPU it costs %s.",
-		cheapest, versus(&best), baseline, workLabel(top), versus(&rTop))
+		cheapest, versus(&best), report.Baseline, workLabel(top), versus(&rTop))
 	if len(still) > 0 {
-		return text + fmt.Sprintf(" At %s, %s still cost%s over %.0f %% less than %s (by the median).", workLabel(top), strings.Join(still, ", "), verbS(len(still)), 100*matters, baseline)
+		return text + fmt.Sprintf(" At %s, %s still cost%s over %.0f %% less than %s (by the median).", workLabel(top), strings.Join(still, ", "), verbS(len(still)), 100*report.Matters, report.Baseline)
 	}
-	return text + fmt.Sprintf(" %s is the first level measured at which every stack is within %.0f %% of %s (by the median of the blocks): past that, pick a stack for what it gives the application, not for its cost.", workLabel(by), 100*matters, baseline)
+	return text + fmt.Sprintf(" %s is the first level measured at which every stack is within %.0f %% of %s (by the median of the blocks): past that, pick a stack for what it gives the application, not for its cost.", workLabel(by), 100*report.Matters, report.Baseline)
 }
 
 // verbS is a present-tense verb's ending for n subjects.
@@ -544,16 +382,16 @@ func verbS(n int) string {
 // waitSummary says in words what an event loop needs when handlers wait,
 // from the wait nearest 10 ms: gnet with its pool against on its loop, and
 // the memory with every connection waiting at the longest wait.
-func waitSummary(ps []Point) string {
-	find := func(server string, w float64) (Point, bool) {
+func waitSummary(ps []report.Point) string {
+	find := func(server string, w float64) (report.Point, bool) {
 		for _, p := range ps {
 			if p.Server == server && p.Wait == w && p.Little.N > 0 {
 				return p, true
 			}
 		}
-		return Point{}, false
+		return report.Point{}, false
 	}
-	ws := waits(ps)
+	ws := report.Waits(ps)
 	mid := ws[0]
 	for _, w := range ws {
 		if math.Abs(math.Log(w/10)) < math.Abs(math.Log(mid/10)) {
@@ -569,45 +407,14 @@ func waitSummary(ps []Point) string {
 	}
 	long := ws[len(ws)-1]
 	g, okG := find("gnet", long)
-	n, okN := find(baseline, long)
+	n, okN := find(report.Baseline, long)
 	if okG && okN {
 		parts = append(parts, fmt.Sprintf("With all %s connections waiting %s ms, gnet's process peaked at %s MB against %s's %s MB (a goroutine per connection).",
-			num(float64(g.Conns), 0), num(long, 0), num(g.RSS.Median, 0), baseline, num(n.RSS.Median, 0)))
+			num(float64(g.Conns), 0), num(long, 0), num(g.RSS.Median, 0), report.Baseline, num(n.RSS.Median, 0)))
 	}
 	parts = append(parts, "A closed-loop client's every connection waits the wait and then the rest of its request, so no server reaches the limit; the report's p50 over the wait says how much more each request took.")
 	if s := openSummary(ps, mid); s != "" {
 		parts = append(parts, s)
 	}
 	return strings.Join(parts, " ")
-}
-
-// zeroAt is where "no work" sits on the chart's log axis: as far left of
-// 1 µs as 5 µs is right of it.
-const zeroAt = 0.2
-
-// workSVG draws each server's ceiling against its handler's CPU work.
-func workSVG(rep Report) string {
-	if len(rep.Work) == 0 {
-		return ""
-	}
-	s := &svg{}
-	s.heading("Ceiling on one core against handler CPU work, keep-alive", "marker: median of the blocks; whisker: its interval")
-	y := s.sweepPanel(rep.Work, chartPanel{ytitle: "requests per second (log scale)", log: true,
-		val:    func(p Point) Figure { return p.Implied },
-		tick:   countTick,
-		tip:    func(v float64) string { return num(v, 0) + " req/s" },
-		x:      func(p Point) float64 { return max(p.WorkCPU, zeroAt) },
-		xtick:  workTick,
-		xtitle: "CPU the handler burns per request (log scale)",
-		at:     func(p Point) string { return workLabel(p.WorkCPU) + " of handler work" },
-	}, 64)
-	return s.finishSweep(rep.Work, y)
-}
-
-// workTick labels a tick of the work axis.
-func workTick(v float64) string {
-	if v == zeroAt {
-		return "none"
-	}
-	return plainTick(v) + " µs"
 }

@@ -1,10 +1,12 @@
-package main
+package report
 
 import (
-	"fmt"
 	"math"
 	"slices"
 	"strings"
+
+	"hellobench/bench"
+	"hellobench/internal/proc"
 )
 
 // The host's speed does not only drift: it moves between a few levels that
@@ -17,11 +19,11 @@ import (
 // usual state), and leave out the blocks in which the host changed level
 // while the server ran.
 
-// hostTol is how far a block's reference may lie from the usual speed, and
+// HostTol is how far a block's reference may lie from the usual speed, and
 // the reference after a server from the one before it, for the block to
 // count: the levels lie far further apart, and the reference rounds of one
 // level within it.
-const hostTol = 0.05
+const HostTol = 0.05
 
 // Why a block is left out for the host's state (Point.Host).
 const (
@@ -32,14 +34,14 @@ const (
 	driftUnit   = "ref-drift"  // the reference after a ceiling over the one before
 )
 
-// hostBlocks is the fewest blocks in which a usual level can be told from
+// HostBlocks is the fewest blocks in which a usual level can be told from
 // a passing one: below it (a smoke run of one block) every block counts.
-const hostBlocks = 6
+const HostBlocks = 6
 
 // usualSpeeds is each mode's usual reference speed (CPU µs per request)
 // over the ceilings in all; a mode without reference rounds, or of fewer
-// than hostBlocks blocks, has none.
-func usualSpeeds(all map[string]samples) map[string]float64 {
+// than HostBlocks blocks, has none.
+func usualSpeeds(all map[string]Samples) map[string]float64 {
 	refs, blocks := map[string][]float64{}, map[string]int{}
 	for key, s := range all {
 		rest, ok := strings.CutPrefix(key, ceilingPrefix)
@@ -56,7 +58,7 @@ func usualSpeeds(all map[string]samples) map[string]float64 {
 	}
 	var usual map[string]float64 // nil for none, so that results.json leaves it out
 	for mode, v := range refs {
-		if blocks[mode] >= hostBlocks {
+		if blocks[mode] >= HostBlocks {
 			if usual == nil {
 				usual = map[string]float64{}
 			}
@@ -67,7 +69,7 @@ func usualSpeeds(all map[string]samples) map[string]float64 {
 }
 
 // usualSpeed is the level most of refs lie at: the median of the largest
-// set of them within hostTol of one of them (the lowest such set on a
+// set of them within HostTol of one of them (the lowest such set on a
 // tie), 0 for none.
 func usualSpeed(refs []float64) float64 {
 	v := slices.Sorted(slices.Values(refs))
@@ -89,8 +91,8 @@ func usualSpeed(refs []float64) float64 {
 	return figureOf(best).Median
 }
 
-// within reports whether x lies within hostTol of c.
-func within(x, c float64) bool { return math.Abs(x/c-1) <= hostTol }
+// within reports whether x lies within HostTol of c.
+func within(x, c float64) bool { return math.Abs(x/c-1) <= HostTol }
 
 // hostStates says, block by block, whether a ceiling's block ran in the
 // usual state: ref and drift are its reference rounds (ref-us/req and
@@ -117,10 +119,10 @@ func hostStates(ref, drift []float64, usual float64) []string {
 // judged) is in the usual state.
 func usualAt(host []string, i int) bool { return i >= len(host) || host[i] == hostUsual }
 
-// hostCounts counts a mode's blocks by host state over its ceilings: those
+// HostCounts counts a mode's blocks by host state over its ceilings: those
 // in the usual state with a reference beside them, and those left out
 // because the host changed speed or ran at another.
-func hostCounts(ps []Point, mode string) (usual, changed, other int) {
+func HostCounts(ps []Point, mode string) (usual, changed, other int) {
 	for _, p := range ps {
 		if p.Mode != mode {
 			continue
@@ -139,33 +141,33 @@ func hostCounts(ps []Point, mode string) (usual, changed, other int) {
 	return usual, changed, other
 }
 
-// hostParts says, per mode with a usual speed, where it lay and how many
-// server blocks counted or were left out for the host's state.
-func hostParts(rep Report) []string {
-	var parts []string
-	for _, mode := range modeNames() {
-		u, ok := rep.Usual[mode]
-		if !ok {
-			continue
-		}
-		n, changed, other := hostCounts(rep.Ceilings, mode)
-		parts = append(parts, fmt.Sprintf("%s %s µs (%d of %d server blocks with a reference in it; %d left out as the host changed speed, %d at another)",
-			mode, num(u, 2), n, n+changed+other, changed, other))
+// Coarse reports whether a section's CPU was read in clock ticks.
+func Coarse(s Section) bool { return s.CPUSource == "" || s.CPUSource == proc.SourceTicks }
+
+// BlockCPU is a point's CPU per request block by block, NaN in the blocks
+// in which its server was not saturated (pairwise operations skip those
+// pairs); a point without blocks (the sweep) is its rounds.
+func BlockCPU(p Point) Figure {
+	if len(p.Blocks) == 0 {
+		return p.CPU
 	}
-	return parts
+	if p.Scaled != nil {
+		return saturated(p, p.Scaled)
+	}
+	return saturated(p, p.Blocks)
 }
 
-// hostLine is the report header's account of the host's state.
-func hostLine(rep Report) string {
-	parts := hostParts(rep)
-	if len(parts) == 0 {
-		if referenced(rep) {
-			return fmt.Sprintf("- Host state: not judged, every block counts: under %d blocks, the host's usual speed cannot be told from a passing one.\n", hostBlocks)
-		}
-		return ""
-	}
-	return fmt.Sprintf("- Host state: the host's speed moves between levels that last many seconds, and a server's ratio to nginx differs between them, "+
-		"so a ceiling block counts only at the level the reference nginx sat at most often (within ±%.0f %% of its usual CPU per request) "+
-		"and only if the reference after the server was within ±%.0f %% of the one before it (the host did not change level meanwhile). Usual reference: %s.\n",
-		100*hostTol, 100*hostTol, strings.Join(parts, "; "))
+// saturated is v, a value per block of p, NaN in the blocks in which p's
+// server was not saturated, the host was not in its usual state, or v has
+// no value.
+func saturated(p Point, v []float64) Figure {
+	return bench.Only(Figure{Spread: p.CPU.Spread, Rounds: v}, func(i int) bool {
+		return i < len(p.Saturated) && p.Saturated[i] && usualAt(p.Host, i) && v[i] > 0
+	})
+}
+
+// refCPU is a ceiling's reference rounds block by block, NaN where none
+// was saturated.
+func refCPU(p Point) Figure {
+	return bench.Only(Figure{Rounds: p.Ref}, func(i int) bool { return p.Ref[i] > 0 })
 }

@@ -1,10 +1,12 @@
-package main
+package render
 
 import (
 	"fmt"
 	"slices"
 	"strings"
 
+	"hellobench/bench"
+	"hellobench/bench/report"
 	"hellobench/internal/targets"
 )
 
@@ -15,11 +17,11 @@ import (
 // pipelining saves. A difference whose interval contains zero is within the
 // noise and is printed as such, never as a negative cost.
 
-// cpuOf returns the CPU figure of server in mode, block by block (blockCPU)
+// cpuOf returns the CPU figure of server in mode, block by block (BlockCPU)
 // so that differences pair the blocks in which both servers were saturated.
-func cpuOf(rep Report, server, mode string) (Figure, bool) {
-	p, ok := find(rep.Ceilings, server, mode)
-	return blockCPU(p), ok && p.CPU.N > 0
+func cpuOf(rep report.Report, server, mode string) (report.Figure, bool) {
+	p, ok := report.Find(rep.Ceilings, server, mode)
+	return report.BlockCPU(p), ok && p.CPU.N > 0
 }
 
 // A stack is a row of the keep-alive table: the server, its server loop
@@ -51,7 +53,7 @@ func stacks() []stack {
 	return rows
 }
 
-func costsKeepAlive(rep Report) string {
+func CostsKeepAlive(rep report.Report) string {
 	floor, ok := cpuOf(rep, "floor", "keepalive")
 	if !ok {
 		return ""
@@ -66,37 +68,37 @@ func costsKeepAlive(rep Report) string {
 		}
 		router := "–"
 		if s.router {
-			router = share(diff(total, loop), total)
+			router = share(bench.Diff(total, loop), total)
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", s.name, spread(total, 2),
-			fmt.Sprintf("%.0f %%", 100*floor.Median/total.Median), share(diff(loop, floor), total), router)
+			fmt.Sprintf("%.0f %%", 100*floor.Median/total.Median), share(bench.Diff(loop, floor), total), router)
 	}
 	fmt.Fprintf(&b, "| floor | %s | 100 %% | – | – |\n", spread(floor, 2))
 	return b.String()
 }
 
-// costsClose sets each stack's keep-alive request beside one on a new
+// CostsClose sets each stack's keep-alive request beside one on a new
 // connection: what the connection adds, as a share of the latter.
-func costsClose(rep Report) string {
+func CostsClose(rep report.Report) string {
 	return costsBeside(rep, "close", "one connection per request | what the connection adds",
-		func(ka, cl Figure) string { return share(diff(cl, ka), cl) })
+		func(ka, cl report.Figure) string { return share(bench.Diff(cl, ka), cl) })
 }
 
-// costsPipeline sets each stack's keep-alive request beside a pipelined
+// CostsPipeline sets each stack's keep-alive request beside a pipelined
 // one: what pipelining saves, as a share of the former.
-func costsPipeline(rep Report) string {
+func CostsPipeline(rep report.Report) string {
 	return costsBeside(rep, "pipeline", "pipelined, 16 in flight | saved by pipelining",
-		func(ka, pl Figure) string { return share(diff(ka, pl), ka) })
+		func(ka, pl report.Figure) string { return share(bench.Diff(ka, pl), ka) })
 }
 
 // costsBeside is a table of each stack's keep-alive CPU per request, its
 // CPU in mode and what cost makes of the two, under the last two columns'
 // headers; "" when no stack ran both modes.
-func costsBeside(rep Report, mode, headers string, cost func(ka, other Figure) string) string {
+func costsBeside(rep report.Report, mode, headers string, cost func(ka, other report.Figure) string) string {
 	var b strings.Builder
 	b.WriteString("| stack | keep-alive CPU µs/req | " + headers + " |\n|---|--:|--:|--:|\n")
 	rows := 0
-	for _, s := range order() {
+	for _, s := range report.Order() {
 		ka, ok1 := cpuOf(rep, s, "keepalive")
 		other, ok2 := cpuOf(rep, s, mode)
 		if !ok1 || !ok2 {
@@ -111,8 +113,8 @@ func costsBeside(rep Report, mode, headers string, cost func(ka, other Figure) s
 	return b.String()
 }
 
-func costsFcgi(rep Report) string {
-	fcgi, ok := find(rep.Ceilings, "fcgi", "keepalive")
+func CostsFcgi(rep report.Report) string {
+	fcgi, ok := report.Find(rep.Ceilings, "fcgi", "keepalive")
 	static, ok2 := cpuOf(rep, "lighttpd-static", "keepalive")
 	nethttp, ok3 := cpuOf(rep, "nethttp", "keepalive")
 	floor, ok4 := cpuOf(rep, "floor", "keepalive")
@@ -122,25 +124,25 @@ func costsFcgi(rep Report) string {
 	// lighttpd's and the application's shares pair the blocks in which fcgi
 	// was saturated, as fcgi.CPU and fcgi.AppCPU hold; against other
 	// servers fcgi's CPU is taken block by block.
-	lighttpd := diff(fcgi.CPU, fcgi.AppCPU)
+	lighttpd := bench.Diff(fcgi.CPU, fcgi.AppCPU)
 	if len(fcgi.Blocks) > 0 && slices.Contains(fcgi.Saturated, false) {
-		lighttpd = Figure{Spread: lighttpd.Spread} // unpaired: shown alone, not differenced
+		lighttpd = report.Figure{Spread: lighttpd.Spread} // unpaired: shown alone, not differenced
 	}
 	var b strings.Builder
 	b.WriteString("| part | CPU µs/req |\n|---|--:|\n")
 	fmt.Fprintf(&b, "| the syscall floor | %s |\n", share(floor, fcgi.CPU))
-	fmt.Fprintf(&b, "| lighttpd serving a static file, beyond the floor | %s |\n", share(diff(static, floor), fcgi.CPU))
-	fmt.Fprintf(&b, "| lighttpd's FastCGI side (lighttpd here, minus lighttpd static) | %s |\n", share(diff(lighttpd, static), fcgi.CPU))
+	fmt.Fprintf(&b, "| lighttpd serving a static file, beyond the floor | %s |\n", share(bench.Diff(static, floor), fcgi.CPU))
+	fmt.Fprintf(&b, "| lighttpd's FastCGI side (lighttpd here, minus lighttpd static) | %s |\n", share(bench.Diff(lighttpd, static), fcgi.CPU))
 	fmt.Fprintf(&b, "| the application: net/http/fcgi and the handler | %s |\n", share(fcgi.AppCPU, fcgi.CPU))
 	fmt.Fprintf(&b, "| total | %s |\n", spread(fcgi.CPU, 2))
 	fmt.Fprintf(&b, "| nethttp answering HTTP itself | %s |\n", spread(nethttp, 2))
-	fmt.Fprintf(&b, "| the hop's cost over nethttp | %s, %s× nethttp's CPU |\n", delta(diff(blockCPU(fcgi), nethttp)), spread(ratio(blockCPU(fcgi), nethttp), 1))
+	fmt.Fprintf(&b, "| the hop's cost over nethttp | %s, %s× nethttp's CPU |\n", delta(bench.Diff(report.BlockCPU(fcgi), nethttp)), spread(bench.Ratio(report.BlockCPU(fcgi), nethttp), 1))
 	return b.String()
 }
 
-// costsInMemory sets each stack's in-memory request against its server
+// CostsInMemory sets each stack's in-memory request against its server
 // loop over loopback: the difference is getting bytes in and out.
-func costsInMemory(rep Report) string {
+func CostsInMemory(rep report.Report) string {
 	floor, ok := cpuOf(rep, "floor", "keepalive")
 	if !ok {
 		return ""
@@ -155,11 +157,11 @@ func costsInMemory(rep Report) string {
 		if !ok1 || !ok2 {
 			continue
 		}
-		us := Figure{}
+		us := report.Figure{}
 		if m.NsOp.N > 0 {
 			us = scale(m.NsOp, 1e-3)
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", s, spread(us, 2), median(m.AllocsOp, 0), delta(diff(cpu, floor)))
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", s, spread(us, 2), median(m.AllocsOp, 0), delta(bench.Diff(cpu, floor)))
 		rows++
 	}
 	if rows == 0 {
@@ -169,20 +171,56 @@ func costsInMemory(rep Report) string {
 }
 
 // memory returns a stack's in-memory benchmark.
-func memory(rep Report, stack, bench string) (Memory, bool) {
+func memory(rep report.Report, stack, bench string) (report.Memory, bool) {
 	for _, m := range rep.InMemory {
 		if m.Stack == stack && m.Benchmark == bench {
 			return m, true
 		}
 	}
-	return Memory{}, false
+	return report.Memory{}, false
 }
 
 // scale multiplies every round of f by k.
-func scale(f Figure, k float64) Figure {
+func scale(f report.Figure, k float64) report.Figure {
 	v := make([]float64, len(f.Rounds))
 	for i, x := range f.Rounds {
 		v[i] = x * k
 	}
-	return figureOf(v)
+	return bench.FigureOf(v)
+}
+
+func CostSections(rep report.Report) string {
+	var b strings.Builder
+	for _, c := range []struct {
+		title  string
+		render func(report.Report) string
+	}{
+		{"A keep-alive request, layer by layer", CostsKeepAlive},
+		{"A new connection per request", CostsClose},
+		{"The FastCGI hop (keep-alive)", CostsFcgi},
+		{"What pipelining saves", CostsPipeline},
+	} {
+		fmt.Fprintf(&b, "### %s\n\n", c.title)
+		if t := c.render(rep); t != "" {
+			b.WriteString(t + "\n")
+		} else {
+			b.WriteString("Not measured in this run.\n\n")
+		}
+	}
+	b.WriteString("bench/COSTS.md explains each layer.\n")
+	return b.String()
+}
+
+func InMemoryTable(rep report.Report) string {
+	if len(rep.InMemory) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("`testing.B` at `-cpu 1` over an in-memory connection (servers/*/bench_test.go): keep-alive requests on one connection, " +
+		"and one request per connection (`Close`).\n\n")
+	b.WriteString("| stack | benchmark | ns/op | B/op | allocs/op |\n|---|---|--:|--:|--:|\n")
+	for _, m := range rep.InMemory {
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", m.Stack, strings.TrimPrefix(m.Benchmark, "Benchmark"), spread(m.NsOp, 0), median(m.BytesOp, 0), median(m.AllocsOp, 0))
+	}
+	return b.String()
 }

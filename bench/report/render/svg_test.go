@@ -1,4 +1,4 @@
-package main
+package render
 
 import (
 	"encoding/xml"
@@ -8,25 +8,28 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"hellobench/bench"
+	"hellobench/bench/report"
 )
 
 // chartFig is a figure of the rounds v.
-func chartFig(v ...float64) Figure { return figureOf(v) }
+func chartFig(v ...float64) report.Figure { return bench.FigureOf(v) }
 
-func chartRatio(v ...float64) *Figure {
-	f := figureOf(v)
+func chartRatio(v ...float64) *report.Figure {
+	f := bench.FigureOf(v)
 	return &f
 }
 
 // chartReport is a hand-made report: three servers and nginx in two modes,
 // a sweep whose single connections are latency-bound, and idle rows where
 // fcgi fell over at 10 000 connections.
-func chartReport() Report {
-	rep := Report{
-		Ceilings: []Point{
+func chartReport() report.Report {
+	rep := report.Report{
+		Ceilings: []report.Point{
 			{Server: "nethttp", Mode: "keepalive", Conns: 50, CPUVsNginx: chartRatio(1.9, 2.0, 2.1)},
 			{Server: "gnet", Mode: "keepalive", Conns: 50, CPUVsNginx: chartRatio(0.90, 0.93, 0.97)},
-			{Server: "fcgi", Mode: "keepalive", Conns: 50, CPUVsNginx: chartRatio(2.9, 3.1, 3.2), Label: ClientBound},
+			{Server: "fcgi", Mode: "keepalive", Conns: 50, CPUVsNginx: chartRatio(2.9, 3.1, 3.2), Label: report.ClientBound},
 			{Server: "nginx", Mode: "keepalive", Conns: 50},
 			{Server: "floor", Mode: "keepalive", Conns: 50, CPUVsNginx: chartRatio(0.97, 1.02, 1.06)},
 			{Server: "nethttp", Mode: "close", Conns: 50, CPUVsNginx: chartRatio(1.2, 1.3, 1.4)},
@@ -37,12 +40,12 @@ func chartReport() Report {
 	for i, server := range []string{"nethttp", "gnet", "nginx"} {
 		for j, c := range conns {
 			k := float64(i+1) * float64(j+1)
-			p := Point{Server: server, Mode: "keepalive", Conns: c,
+			p := report.Point{Server: server, Mode: "keepalive", Conns: c,
 				ReqPerSec: chartFig(10000*k, 11000*k, 12000*k),
 				P99:       chartFig(80*k*k, 90*k*k, 100*k*k),
 				CPU:       chartFig(3*k, 3.2*k, 3.5*k)}
 			if c == 1 {
-				p.Label = LatencyBound
+				p.Label = report.LatencyBound
 			}
 			rep.Sweep = append(rep.Sweep, p)
 		}
@@ -50,11 +53,11 @@ func chartReport() Report {
 	for _, c := range []int{1000, 10000} {
 		n := float64(c)
 		rep.Idle = append(rep.Idle,
-			Idle{Server: "nethttp", Conns: c, Held: chartFig(n, n, n), PerConn: chartFig(8000, 8200, 8600)},
-			Idle{Server: "gnet", Conns: c, Held: chartFig(n, n, n), PerConn: chartFig(600, 650, 700)},
-			Idle{Server: "nginx", Conns: c, Held: chartFig(n, n, n), PerConn: chartFig(500, 520, 560)})
+			report.Idle{Server: "nethttp", Conns: c, Held: chartFig(n, n, n), PerConn: chartFig(8000, 8200, 8600)},
+			report.Idle{Server: "gnet", Conns: c, Held: chartFig(n, n, n), PerConn: chartFig(600, 650, 700)},
+			report.Idle{Server: "nginx", Conns: c, Held: chartFig(n, n, n), PerConn: chartFig(500, 520, 560)})
 	}
-	rep.Idle = append(rep.Idle, Idle{Server: "fcgi", Conns: 10000, Held: chartFig(800, 812, 900), PerConn: chartFig(20000, 25000, 30000)})
+	rep.Idle = append(rep.Idle, report.Idle{Server: "fcgi", Conns: 10000, Held: chartFig(800, 812, 900), PerConn: chartFig(20000, 25000, 30000)})
 	return rep
 }
 
@@ -161,21 +164,21 @@ func svgMarkers(root svgNode) map[string]svgNode {
 }
 
 func TestChartsEmpty(t *testing.T) {
-	for name, f := range map[string]func(Report) string{"ceilings": ceilingsSVG, "sweep": sweepSVG, "cpu": cpuSVG, "memory": memorySVG} {
-		if got := f(Report{}); got != "" {
+	for name, f := range map[string]func(report.Report) string{"ceilings": CeilingsSVG, "sweep": SweepSVG, "cpu": CPUSVG, "memory": MemorySVG} {
+		if got := f(report.Report{}); got != "" {
 			t.Errorf("%s of an empty report: %q, want \"\"", name, got)
 		}
 	}
 	// Ceilings without nginx have nothing to be a ratio to.
-	rep := Report{Ceilings: []Point{{Server: "gnet", Mode: "keepalive", Conns: 50, CPU: chartFig(3)}}}
-	if got := ceilingsSVG(rep); got != "" {
+	rep := report.Report{Ceilings: []report.Point{{Server: "gnet", Mode: "keepalive", Conns: 50, CPU: chartFig(3)}}}
+	if got := CeilingsSVG(rep); got != "" {
 		t.Errorf("ceilings without ratios to nginx: %q, want \"\"", got)
 	}
 }
 
 func TestSweepSVG(t *testing.T) {
 	rep := chartReport()
-	for name, f := range map[string]func(Report) string{"sweep": sweepSVG, "cpu": cpuSVG} {
+	for name, f := range map[string]func(report.Report) string{"sweep": SweepSVG, "cpu": CPUSVG} {
 		root := parseSVG(t, name, f(rep))
 		names, colours := legendKeys(root)
 		if want := []string{"nethttp", "gnet", "nginx"}; !slices.Equal(names, want) {
@@ -192,7 +195,7 @@ func TestSweepSVG(t *testing.T) {
 		}
 		for tip, n := range m {
 			hollow := n.attr("fill") == "white"
-			if labelled := strings.Contains(tip, LatencyBound); hollow != labelled {
+			if labelled := strings.Contains(tip, report.LatencyBound); hollow != labelled {
 				t.Errorf("%s: marker %q has fill %q; hollow only when labelled", name, tip, n.attr("fill"))
 			}
 			if !slices.Contains(colours, n.attr("stroke")) {
@@ -202,38 +205,38 @@ func TestSweepSVG(t *testing.T) {
 	}
 	// req/s up to 252k on round linear ticks; p99 from 80 µs to 44 ms on
 	// powers of ten; CPU up to 73.5 µs.
-	root := parseSVG(t, "sweep", sweepSVG(rep))
+	root := parseSVG(t, "sweep", SweepSVG(rep))
 	wantSVGTexts(t, "sweep", root, "0", "100k", "300k", "10 µs", "100 µs", "1 ms", "10 ms", "100 ms", "requests per second", "p99 latency (log scale)")
-	root = parseSVG(t, "cpu", cpuSVG(rep))
+	root = parseSVG(t, "cpu", CPUSVG(rep))
 	wantSVGTexts(t, "cpu", root, "0", "20", "80", "server CPU per request (µs)")
 }
 
 // TestEveryServer checks that every target has a colour and a marker of
 // its own, in the legend in order().
 func TestEveryServer(t *testing.T) {
-	var rep Report
-	for i, server := range order() {
-		rep.Sweep = append(rep.Sweep, Point{Server: server, Mode: "keepalive", Conns: 50,
+	var rep report.Report
+	for i, server := range report.Order() {
+		rep.Sweep = append(rep.Sweep, report.Point{Server: server, Mode: "keepalive", Conns: 50,
 			ReqPerSec: chartFig(1000 * float64(i+1)), P99: chartFig(100), CPU: chartFig(5)})
 	}
-	names, colours := legendKeys(parseSVG(t, "sweep", sweepSVG(rep)))
-	if !slices.Equal(names, order()) {
-		t.Errorf("legend %q, want %q", names, order())
+	names, colours := legendKeys(parseSVG(t, "sweep", SweepSVG(rep)))
+	if !slices.Equal(names, report.Order()) {
+		t.Errorf("legend %q, want %q", names, report.Order())
 	}
-	if c := slices.Compact(slices.Sorted(slices.Values(colours))); len(c) != len(order()) {
-		t.Errorf("legend colours %q: %d distinct for %d servers", colours, len(c), len(order()))
+	if c := slices.Compact(slices.Sorted(slices.Values(colours))); len(c) != len(report.Order()) {
+		t.Errorf("legend colours %q: %d distinct for %d servers", colours, len(c), len(report.Order()))
 	}
 	seen := map[string]bool{}
-	for i := range order() {
+	for i := range report.Order() {
 		seen[fmt.Sprint(shape(i))] = true
 	}
-	if len(seen) != len(order()) {
-		t.Errorf("%d distinct marker shapes for %d servers", len(seen), len(order()))
+	if len(seen) != len(report.Order()) {
+		t.Errorf("%d distinct marker shapes for %d servers", len(seen), len(report.Order()))
 	}
 }
 
 func TestCeilingsSVG(t *testing.T) {
-	root := parseSVG(t, "ceilings", ceilingsSVG(chartReport()))
+	root := parseSVG(t, "ceilings", CeilingsSVG(chartReport()))
 	wantSVGTexts(t, "ceilings", root,
 		"keep-alive, 50 connections", "a new connection per request, 50 at a time",
 		"nethttp", "gnet", "fcgi", "floor", "nginx = 1",
@@ -258,7 +261,7 @@ func TestCeilingsSVG(t *testing.T) {
 }
 
 func TestMemorySVG(t *testing.T) {
-	root := parseSVG(t, "memory", memorySVG(chartReport()))
+	root := parseSVG(t, "memory", MemorySVG(chartReport()))
 	wantSVGTexts(t, "memory", root,
 		"1000 idle connections", "10\u2009000 idle connections",
 		"100 B", "1 KB", "10 KB", "100 KB",

@@ -1,24 +1,116 @@
-package main
+package report
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
+
+	"hellobench/bench"
 )
 
+// ReadReports reads the results.json of each of dirs.
+func ReadReports(dirs []string) ([]Report, error) {
+	var reps []Report
+	for _, d := range dirs {
+		b, err := os.ReadFile(filepath.Join(d, "results.json"))
+		if err != nil {
+			return nil, err
+		}
+		var r Report
+		if err := json.Unmarshal(b, &r); err != nil {
+			return nil, fmt.Errorf("%s: %v", d, err)
+		}
+		reps = append(reps, r)
+	}
+	return reps, nil
+}
+
+// ReadClients reads make compare-clients' results, if there are any.
+func ReadClients(file string) (*bench.ClientsRun, error) {
+	b, err := os.ReadFile(file)
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var run bench.ClientsRun
+	if err := json.Unmarshal(b, &run); err != nil {
+		return nil, fmt.Errorf("%s: %v", file, err)
+	}
+	return &run, nil
+}
+
+// Comment lines the report writer adds to the benchmark output; benchstat
+// skips them.
+const (
+	CommandPrefix = "# command: "
+	DatePrefix    = "# date: "
+	RoundsPrefix  = "# rounds: "
+	MachinePrefix = "# machine: "
+	CpusPrefix    = "# cpus: "
+	QuickLine     = "# quick: a smoke run, not for publishing"
+	ForcedPrefix  = "# forced: "
+	SourcePrefix  = "# cpu source: "
+)
+
+// Read builds the report from the benchmark files of its sections
+// ("ceilings": a bench.txt, "sweep", "scale", "work", "latency"); a file
+// that does not exist is a section not measured, and none at all is an
+// error.
+func Read(files map[string]string) (Report, error) {
+	all := map[string]Samples{}
+	why := map[string]string{}
+	sections := map[string]Section{}
+	var names []string
+	for name, f := range files {
+		sec, ok, err := ReadBench(f, all, why)
+		if err != nil {
+			return Report{}, err
+		}
+		if ok {
+			sections[name] = sec
+		}
+		names = append(names, f)
+	}
+	if len(all) == 0 {
+		slices.Sort(names)
+		return Report{}, fmt.Errorf("no benchmark results in %s", strings.Join(names, ", "))
+	}
+	return Build(all, why, sections, CeilingConns), nil
+}
+
+// ReadBench adds the samples of a benchmark file, and returns its section:
+// when it ran and how. A missing file is no section.
+func ReadBench(file string, into map[string]Samples, why map[string]string) (Section, bool, error) {
+	b, err := os.ReadFile(file)
+	if os.IsNotExist(err) {
+		return Section{}, false, nil
+	}
+	if err != nil {
+		return Section{}, false, err
+	}
+	sec, err := parseBench(bytes.NewReader(b), into, why)
+	return sec, err == nil, err
+}
+
 // A sample set is every run of one benchmark: unit → values.
-type samples map[string][]float64
+type Samples map[string][]float64
 
 // fellOverPrefix starts the benchmark log line that says why a server
 // fell over (bench's fellOver).
 const fellOverPrefix = "fell over: "
 
 // figure returns every round of unit and their spread.
-func (s samples) figure(unit string) Figure { return figureOf(s[unit]) }
+func (s Samples) figure(unit string) Figure { return figureOf(s[unit]) }
 
 // procSuffix is the -GOMAXPROCS suffix go test adds to names.
 var procSuffix = regexp.MustCompile(`-\d+$`)
@@ -28,47 +120,47 @@ var procSuffix = regexp.MustCompile(`-\d+$`)
 // returns the date, rounds and commands recorded in it; why gets, by the
 // same key, the reason a server fell over, from the benchmark's log. Lines of other kinds are skipped, as
 // benchstat skips them.
-func parseBench(r io.Reader, into map[string]samples, why map[string]string) (sec Section, err error) {
+func parseBench(r io.Reader, into map[string]Samples, why map[string]string) (sec Section, err error) {
 	logged := "" // the benchmark whose log lines follow
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	pkg := ""
 	for sc.Scan() {
 		line := sc.Text()
-		if c, ok := strings.CutPrefix(line, commandPrefix); ok {
+		if c, ok := strings.CutPrefix(line, CommandPrefix); ok {
 			sec.Commands = append(sec.Commands, c)
 			continue
 		}
-		if line == quickLine {
+		if line == QuickLine {
 			sec.Quick = true
 			continue
 		}
-		if src, ok := strings.CutPrefix(line, sourcePrefix); ok {
+		if src, ok := strings.CutPrefix(line, SourcePrefix); ok {
 			sec.CPUSource = src
 			continue
 		}
-		if f, ok := strings.CutPrefix(line, forcedPrefix); ok {
+		if f, ok := strings.CutPrefix(line, ForcedPrefix); ok {
 			sec.Forced = f
 			continue
 		}
-		if d, ok := strings.CutPrefix(line, datePrefix); ok {
+		if d, ok := strings.CutPrefix(line, DatePrefix); ok {
 			sec.Date = d
 			continue
 		}
-		if m, ok := strings.CutPrefix(line, machinePrefix); ok {
+		if m, ok := strings.CutPrefix(line, MachinePrefix); ok {
 			if err := json.Unmarshal([]byte(m), &sec.Machine); err != nil {
 				return sec, fmt.Errorf("the machine line %q: %v", m, err)
 			}
 			continue
 		}
-		if c, ok := strings.CutPrefix(line, cpusPrefix); ok {
+		if c, ok := strings.CutPrefix(line, CpusPrefix); ok {
 			if _, err := fmt.Sscanf(c, "server %s client %s", &sec.ServerCPUs, &sec.ClientCPUs); err != nil {
 				return sec, fmt.Errorf("the cpus line %q: %v", c, err)
 			}
 			sec.Shared = overlap(sec.ServerCPUs, sec.ClientCPUs)
 			continue
 		}
-		if n, ok := strings.CutPrefix(line, roundsPrefix); ok {
+		if n, ok := strings.CutPrefix(line, RoundsPrefix); ok {
 			sec.Rounds, _ = strconv.Atoi(n)
 			continue
 		}
@@ -97,7 +189,7 @@ func parseBench(r io.Reader, into map[string]samples, why map[string]string) (se
 		key := pkg + "/" + procSuffix.ReplaceAllString(f[0], "")
 		s := into[key]
 		if s == nil {
-			s = samples{}
+			s = Samples{}
 			into[key] = s
 		}
 		s["N"] = append(s["N"], n)

@@ -1,38 +1,20 @@
-package main
+package render
 
 import (
-	"encoding/json"
 	"fmt"
-	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"strings"
+
+	"hellobench/bench"
+	"hellobench/bench/report"
 )
 
-// readReports reads the results.json of each of dirs.
-func readReports(dirs []string) ([]Report, error) {
-	var reps []Report
-	for _, d := range dirs {
-		b, err := os.ReadFile(filepath.Join(d, "results.json"))
-		if err != nil {
-			return nil, err
-		}
-		var r Report
-		if err := json.Unmarshal(b, &r); err != nil {
-			return nil, fmt.Errorf("%s: %v", d, err)
-		}
-		reps = append(reps, r)
-	}
-	return reps, nil
-}
-
-// agree reads the results.json of several separate invocations of the
+// Agree reads the results.json of several separate invocations of the
 // bench and writes, per server and mode, each invocation's ratio to nginx
 // with its interval, the widest half-width, and whether every
 // invocation's median lies inside every other's interval: a figure that
 // holds in one run only is not a finding. The A/A row leads.
-func agree(dirs []string) (string, error) {
-	reps, err := readReports(dirs)
+func Agree(dirs []string) (string, error) {
+	reps, err := report.ReadReports(dirs)
 	if err != nil {
 		return "", err
 	}
@@ -51,7 +33,7 @@ func agree(dirs []string) (string, error) {
 		"over their median (the spread from one invocation to the next); **overlap** says whether every two intervals overlap. " +
 		"A median can fall outside another invocation's interval by chance alone, each median being an estimate with its own error, " +
 		"so **agree** can say no when **overlap** says yes; disjoint intervals are a contradiction.\n")
-	for _, mode := range modeNames() {
+	for _, mode := range report.ModeNames() {
 		fmt.Fprintf(&b, "\n## %s\n\n| server |", modeTitles[mode])
 		for i := range reps {
 			fmt.Fprintf(&b, " %d |", i+1)
@@ -60,13 +42,13 @@ func agree(dirs []string) (string, error) {
 		b.WriteString(strings.Repeat("--:|", len(reps)) + "--:|---|--:|---|\n")
 		var blocks []float64
 		rows, agreed, overlapped := 0, 0, 0
-		for _, server := range append([]string{twin}, order()...) {
+		for _, server := range append([]string{report.Twin}, report.Order()...) {
 			if server == "nginx" {
 				continue
 			}
-			var figs []Figure
+			var figs []report.Figure
 			for _, r := range reps {
-				if p, ok := find(r.Ceilings, server, mode); ok && p.CPUVsNginx != nil && p.CPUVsNginx.N > 0 {
+				if p, ok := report.Find(r.Ceilings, server, mode); ok && p.CPUVsNginx != nil && p.CPUVsNginx.N > 0 {
 					figs = append(figs, *p.CPUVsNginx)
 				}
 			}
@@ -84,67 +66,20 @@ func agree(dirs []string) (string, error) {
 				widest = max(widest, f.HalfWidth())
 				blocks = append(blocks, float64(f.N))
 			}
-			ok, overlap := agreement(figs)
-			rows, agreed, overlapped = rows+1, agreed+b2i(ok), overlapped+b2i(overlap)
-			m := figureOf(medians(figs))
+			ok, overlap := report.Agreement(figs)
+			rows, agreed, overlapped = rows+1, agreed+report.B2i(ok), overlapped+report.B2i(overlap)
+			m := bench.FigureOf(report.Medians(figs))
 			fmt.Fprintf(&b, " ±%.1f %% | %s | ±%.1f %% | %s |\n", 100*widest, yesNo(ok), 100*(m.Max-m.Min)/2/m.Median, yesNo(overlap))
 		}
 		if rows > 0 {
-			n := int(figureOf(blocks).Median)
-			a, o := chance(n, len(reps))
+			n := int(bench.FigureOf(blocks).Median)
+			a, o := report.Chance(n, len(reps))
 			fmt.Fprintf(&b, "\nHere %d of %d rows agree and %d overlap. By chance alone, were every block of every invocation drawn independently from one distribution "+
 				"(%d trials of %d invocations of %s, the same intervals), a row would agree %.0f %% of the time and overlap %.0f %%.\n",
-				agreed, rows, overlapped, chanceTrials, len(reps), plural(n, "block"), 100*a, 100*o)
+				agreed, rows, overlapped, report.ChanceTrials, len(reps), plural(n, "block"), 100*a, 100*o)
 		}
 	}
 	return b.String(), nil
-}
-
-// agreement reports whether each of figs' medians lies inside every
-// other's interval (agree) and whether every two intervals overlap.
-func agreement(figs []Figure) (agree, overlap bool) {
-	agree, overlap = true, true
-	for i, f := range figs {
-		for j, g := range figs {
-			if i != j && (f.Median < g.Lo || f.Median > g.Hi) {
-				agree = false
-			}
-			if f.Hi < g.Lo || g.Hi < f.Lo {
-				overlap = false
-			}
-		}
-	}
-	return agree, overlap
-}
-
-// chanceTrials is the simulated comparisons behind chance: enough for its
-// shares to hold within about a per cent either way.
-const chanceTrials = 4000
-
-// chance is the share of comparisons of runs invocations of n blocks each
-// that agree, and that overlap, when every block is drawn independently
-// from one normal distribution: the best a machine without any drift from
-// one invocation to the next would do under agreement's rules. The seed is
-// fixed, so the documents render the same each time.
-func chance(n, runs int) (agree, overlap float64) {
-	if n < 1 || runs < 2 {
-		return 1, 1
-	}
-	r := rand.New(rand.NewPCG(1, 2))
-	figs := make([]Figure, runs)
-	v := make([]float64, n)
-	na, no := 0, 0
-	for range chanceTrials {
-		for i := range figs {
-			for j := range v {
-				v[j] = r.NormFloat64()
-			}
-			figs[i] = figureOf(v)
-		}
-		a, o := agreement(figs)
-		na, no = na+b2i(a), no+b2i(o)
-	}
-	return float64(na) / chanceTrials, float64(no) / chanceTrials
 }
 
 // yesNo is a table's yes, or a bold no.
@@ -155,19 +90,12 @@ func yesNo(b bool) string {
 	return "**no**"
 }
 
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
-// agreeLatency reads the results.json of several separate invocations of
+// AgreeLatency reads the results.json of several separate invocations of
 // make bench-latency and writes each server's p99 at the common rate in
 // each, and whether every invocation's median lies inside every other's
 // range of rounds.
-func agreeLatency(dirs []string) (string, error) {
-	reps, err := readReports(dirs)
+func AgreeLatency(dirs []string) (string, error) {
+	reps, err := report.ReadReports(dirs)
 	if err != nil {
 		return "", err
 	}
@@ -177,22 +105,22 @@ func agreeLatency(dirs []string) (string, error) {
 		}
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "# Latency repeated: p99 at a steady %s req/s in separate invocations\n\nGenerated by `bin/report -agree-latency`; do not edit.\n\n", num(latRate, 0))
+	fmt.Fprintf(&b, "# Latency repeated: p99 at a steady %s req/s in separate invocations\n\nGenerated by `bin/report -agree-latency`; do not edit.\n\n", num(report.LatRate, 0))
 	for i, r := range reps {
 		s := r.Sections["latency"]
 		fmt.Fprintf(&b, "- %d: `%s`, %s, %s\n", i+1, dirs[i], s.Date, plural(s.Rounds, "round"))
 	}
 	fmt.Fprintf(&b, "\nEach cell is the p99 in µs at %s req/s on %d keep-alive connections, the median with the range of the rounds kept. "+
-		"**agree** says whether each invocation's median lies inside every other's range.\n\n| server |", num(latRate, 0), conns)
+		"**agree** says whether each invocation's median lies inside every other's range.\n\n| server |", num(report.LatRate, 0), report.CeilingConns)
 	for i := range reps {
 		fmt.Fprintf(&b, " %d |", i+1)
 	}
 	b.WriteString(" agree |\n|---|" + strings.Repeat("--:|", len(reps)) + "---|\n")
 	disagree := 0
-	for _, server := range latServers(reps[0].Latency) {
-		var figs []Figure
+	for _, server := range report.LatServers(reps[0].Latency) {
+		var figs []report.Figure
 		for _, r := range reps {
-			if l, ok := findLat(r.Latency, server, "r="+fmt.Sprint(latRate), conns); ok && l.P99.N > 0 {
+			if l, ok := report.FindLat(r.Latency, server, "r="+fmt.Sprint(report.LatRate), report.CeilingConns); ok && l.P99.N > 0 {
 				figs = append(figs, l.P99)
 			}
 		}
@@ -203,7 +131,7 @@ func agreeLatency(dirs []string) (string, error) {
 		for _, f := range figs {
 			fmt.Fprintf(&b, " %s |", spread(f, 0))
 		}
-		ok, _ := agreement(figs)
+		ok, _ := report.Agreement(figs)
 		if !ok {
 			disagree++
 		}
@@ -213,13 +141,4 @@ func agreeLatency(dirs []string) (string, error) {
 		fmt.Fprintf(&b, "\n**%d of the servers' p99 did not agree across the invocations: the machine was too noisy for their p99 at this rate to be told apart from run to run.**\n", disagree)
 	}
 	return b.String(), nil
-}
-
-// medians is the median of each of figs.
-func medians(figs []Figure) []float64 {
-	v := make([]float64, len(figs))
-	for i, f := range figs {
-		v[i] = f.Median
-	}
-	return v
 }

@@ -1,11 +1,50 @@
-package main
+package render
 
 import (
 	"fmt"
 	"math"
 
 	"hellobench/bench"
+	"hellobench/bench/report"
 )
+
+// Caption adds the run a table comes from under it.
+func Caption(render func(report.Report) string) func(report.Report) string {
+	return func(rep report.Report) string {
+		t := render(rep)
+		if t == "" {
+			return ""
+		}
+		return t + "\n" + source(rep, "ceilings") + "\n"
+	}
+}
+
+// source says which run a table comes from and how to read its cells.
+func source(rep report.Report, section string) string {
+	s, ok := rep.Sections[section]
+	if !ok {
+		return ""
+	}
+	unit, run := "round", "make bench"
+	switch section {
+	case "ceilings":
+		unit = "block"
+	case "work":
+		unit, run = "block", "make bench-work"
+	case "latency":
+		return fmt.Sprintf("_`make bench-latency`, %s, %s on %s; each cell is %s of the rounds kept._",
+			s.Date, plural(s.Rounds, "round"), rep.Machine.CPU, interval(s.Rounds))
+	}
+	return fmt.Sprintf("_`%s`, %s, %s on %s; each cell is %s, a difference or ratio taken %s by %s._",
+		run, s.Date, plural(s.Rounds, unit), rep.Machine.CPU, interval(s.Rounds), unit, unit)
+}
+
+func orNone(v string) string {
+	if v == "" {
+		return "(not installed)"
+	}
+	return v
+}
 
 // The figures' text is package bench's, shared with compare and
 // compare-clients; the rest of this file is the report's own.
@@ -27,7 +66,7 @@ func interval(n int) string {
 
 // delta formats a difference of CPU per request, round by round: its median
 // and range in µs, or "≈ 0 (within noise)" when the range straddles 0.
-func delta(f Figure) string {
+func delta(f report.Figure) string {
 	if f.N == 0 {
 		return "–"
 	}
@@ -39,7 +78,7 @@ func delta(f Figure) string {
 
 // share formats a difference as a part of a total: "1.30 (14 %)"; a
 // difference within the noise has no share.
-func share(part, total Figure) string {
+func share(part, total report.Figure) string {
 	if part.N == 0 || total.N == 0 {
 		return "–"
 	}
@@ -49,14 +88,14 @@ func share(part, total Figure) string {
 	return fmt.Sprintf("%s (%.0f %%)", spread(part, 2), 100*part.Median/total.Median)
 }
 
-// note returns a point's label, or "" when its server was saturated; a
+// Note returns a point's label, or "" when its server was saturated; a
 // server that fell over says in how many rounds, and why. A CPU figure read
 // from few clock ticks says so.
-func note(p Point) string {
+func Note(p report.Point) string {
 	if p.FellOver > 0 {
 		return fmt.Sprintf("fell over in %s: %s", plural(p.FellOver, "round"), p.Why)
 	}
-	if t := p.ticks(); p.Coarse && t > 0 && t < coarseTicks {
+	if t := p.Ticks(); p.Coarse && t > 0 && t < report.CoarseTicks {
 		coarse := fmt.Sprintf("CPU from about %.0f clock ticks a round (one tick is %.0f %%)", t, 100/t)
 		if p.Label == "" {
 			return coarse
@@ -67,7 +106,7 @@ func note(p Point) string {
 }
 
 // pct formats a busy share in percent.
-func pct(f Figure) string {
+func pct(f report.Figure) string {
 	if f.N == 0 {
 		return "–"
 	}

@@ -1,0 +1,270 @@
+// Package report is the model of the bench's results: it reads the `go
+// test -bench` output of each bench (bench.txt, sweep.txt, scale.txt,
+// work.txt, latency.txt) into a Report, what results.json holds, and
+// decides which blocks and rounds count (rules.go: saturation and the
+// host's usual state). Package render writes a Report as markdown and
+// SVG; the report command runs the benches and writes the files.
+package report
+
+import (
+	"slices"
+	"strings"
+
+	"hellobench/bench"
+	"hellobench/internal/targets"
+)
+
+// Machine is what the report records of the machine it ran on, so that
+// readers compare across machines by ratios to the floor and to nginx.
+type Machine struct {
+	CPU      string `json:"cpu"`
+	Cores    int    `json:"cores"`
+	Kernel   string `json:"kernel"`
+	Go       string `json:"go"`
+	Nginx    string `json:"nginx"`
+	Lighttpd string `json:"lighttpd"`
+}
+
+const DateFormat = "2006-01-02 15:04 MST"
+
+// CeilingConns is the connections of the ceiling benchmarks (their default).
+const CeilingConns = 50
+
+// Figure, and how two are compared, come from package bench.
+type Figure = bench.Figure
+
+var (
+	figureOf = bench.FigureOf
+	ratio    = bench.Ratio
+	diff     = bench.Diff
+)
+
+// A Point is one target measured in one mode at one concurrency: a ceiling
+// (50 connections, each mode) or a point of the sweep (keep-alive).
+type Point struct {
+	Server   string `json:"server"`
+	Mode     string `json:"mode"`
+	Conns    int    `json:"connections"`
+	Cores    int    `json:"cores,omitempty"` // bench-scale: the server's cores
+	Requests int    `json:"requests_per_round"`
+	// The server's CPU time per request in µs (for fcgi, lighttpd's and the
+	// application's together; AppCPU is the application's part). For a
+	// ceiling, over the blocks in which the server was saturated.
+	CPU Figure `json:"cpu_us_per_req"`
+	// Blocks is a ceiling's CPU per request in every block, in order, and
+	// Saturated whether the server was saturated in it: ratios pair the
+	// blocks in which both servers were.
+	Blocks    []float64 `json:"cpu_us_per_req_by_block,omitempty"`
+	Saturated []bool    `json:"saturated_by_block,omitempty"`
+	// Ref is, block by block, the CPU per request of the reference nginx
+	// measured right before and after the ceiling (their mean; 0 where
+	// neither was saturated): the ratio to nginx is taken against it.
+	Ref []float64 `json:"ref_cpu_us_per_req_by_block,omitempty"`
+	// Scaled is Blocks at the run's usual reference speed (each block
+	// times the mode's usual speed over the block's Ref; as measured where
+	// Ref is 0), so that differences between servers lose the host's drift too.
+	Scaled []float64 `json:"cpu_us_per_req_at_ref_speed_by_block,omitempty"`
+	// Drift is, block by block, the reference round after the ceiling
+	// over the one before it (0: one was not saturated), and Host why the
+	// block is left out for the host's state (HostChanged, HostOther; ""
+	// in the mode's usual state): only the usual state's blocks count.
+	Drift []float64 `json:"ref_drift_by_block,omitempty"`
+	Host  []string  `json:"host_by_block,omitempty"`
+	// UsedConns is the connections a ceiling run ended with: more than
+	// Conns where the harness raised them to saturate the server.
+	UsedConns Figure `json:"connections_used"`
+	AppCPU    Figure `json:"app_cpu_us_per_req"`
+	// Implied is one core's ceiling, 1e6 / CPU, in requests per second.
+	Implied   Figure `json:"implied_ceiling_req_per_sec"`
+	ReqPerSec Figure `json:"req_per_sec"`
+	// Busy and ClientBusy are the server's and the client's CPU time over
+	// the run's wall time, in percent.
+	Busy       Figure `json:"server_cpu_pct"`
+	ClientBusy Figure `json:"client_cpu_pct"`
+	ClientCPU  Figure `json:"client_cpu_us_per_req"`
+	P50        Figure `json:"p50_us"`
+	P99        Figure `json:"p99_us"`
+	RSS        Figure `json:"peak_rss_mb"`
+	// CPUVsNginx and CPUVsFloor are the CPU per request over nginx's and
+	// the floor's in the same mode and concurrency, round by round.
+	CPUVsNginx *Figure `json:"cpu_vs_nginx,omitempty"`
+	CPUVsFloor *Figure `json:"cpu_vs_floor,omitempty"`
+	// Label says what bounded a run whose server was not saturated.
+	Label string `json:"label,omitempty"`
+	// WorkCPU is the CPU the handler burned per request in bench-work's
+	// ceilings (µs), Wait what it waited in bench-work's waits (ms), and
+	// Little the req/s of a wait point as a share of Little's limit
+	// (connections over the wait), in percent.
+	WorkCPU float64 `json:"work_cpu_us,omitempty"`
+	Wait    float64 `json:"wait_ms,omitempty"`
+	Little  *Figure `json:"little_pct,omitempty"`
+	// Open is a wait point's open-loop run, at a rate below the limit.
+	Open *OpenLoop `json:"open_loop,omitempty"`
+	// Coarse says the CPU was read in clock ticks, not nanoseconds.
+	Coarse bool `json:"-"`
+	// FellOver counts the rounds in which the server failed requests, and
+	// Why says why (the first); its figures are of the other rounds.
+	FellOver int    `json:"fell_over_rounds,omitempty"`
+	Why      string `json:"fell_over_why,omitempty"`
+}
+
+// CoarseTicks is the clock ticks of server CPU (10 ms each, /proc/PID/stat's
+// unit) under which a round's CPU per request is coarse enough to say so:
+// one tick either way is then over 5 %.
+const CoarseTicks = 20
+
+// Ticks is the clock ticks of server CPU a round of p measured, from its
+// median: CPU per request (µs) times requests, over 10 000 µs a tick.
+func (p Point) Ticks() float64 {
+	return p.CPU.Median * float64(p.Requests) / 10000
+}
+
+// Labels of a run whose server core was under bench.Saturated busy: the
+// three of bench.Label's and the report's own.
+const (
+	LatencyBound = bench.LatencyBound
+	ClientBound  = bench.ClientBound
+	Unsaturated  = bench.Unsaturated
+	FellOver     = "fell over" // the server failed requests
+	// NeverSaturated is a ceiling whose server stayed under
+	// bench.SaturatedCeiling in every block, even at raised connections.
+	NeverSaturated = "never saturated: no ceiling"
+	// NeverUsual is a ceiling saturated only in blocks in which the host
+	// was not in its usual state.
+	NeverUsual = "saturated only while the host ran at another speed: no ceiling"
+)
+
+// label names what bounded a run from the medians of its rounds: nothing
+// when the server's core was saturated.
+var label = bench.Label
+
+// An Idle figure is a server holding Conns connections that each sent one
+// request and then went quiet.
+type Idle struct {
+	Server string `json:"server"`
+	Conns  int    `json:"connections"`
+	// Held counts the connections answered and still open at the end.
+	Held Figure `json:"held"`
+	// PerConn is the growth of the server's resident memory over the
+	// connections, in bytes per connection.
+	PerConn Figure `json:"rss_bytes_per_conn"`
+	// IdleCPU is the CPU the server spends while they idle, in ms per s.
+	IdleCPU Figure `json:"idle_cpu_ms_per_s"`
+}
+
+// A Memory figure is one in-memory benchmark of a server package.
+type Memory struct {
+	Stack     string `json:"stack"`
+	Benchmark string `json:"benchmark"`
+	NsOp      Figure `json:"ns_per_op"`
+	BytesOp   Figure `json:"bytes_per_op"`
+	AllocsOp  Figure `json:"allocs_per_op"`
+}
+
+// A Section records when and how one part of the report was measured.
+type Section struct {
+	Date     string   `json:"date"`
+	Commands []string `json:"commands"`
+	Rounds   int      `json:"rounds"`
+	Quick    bool     `json:"quick,omitempty"`
+	// Machine is where it ran, recorded when it ran.
+	Machine Machine `json:"machine"`
+	// CPUSource is where the servers' CPU time was read from (proc's
+	// names); "" in a file from before it was recorded: clock ticks.
+	CPUSource string `json:"cpu_source,omitempty"`
+	// Forced, when set, says the run was forced while other processes
+	// were busy on its CPUs, and which.
+	Forced string `json:"forced,omitempty"`
+	// CPUs is the placement: the server's and the client's CPU sets and
+	// the server's GOMAXPROCS.
+	ServerCPUs string `json:"server_cpus,omitempty"`
+	ClientCPUs string `json:"client_cpus,omitempty"`
+	// Shared says the server's and the client's CPU sets overlapped.
+	Shared bool `json:"shared,omitempty"`
+}
+
+// Report is everything results.json holds.
+type Report struct {
+	Machine Machine `json:"machine"`
+	// Sections maps "ceilings" (with the in-memory benchmarks) and "sweep"
+	// (with the idle connections) to when they ran; a section absent here
+	// was not measured.
+	Sections map[string]Section `json:"sections"`
+	Ceilings []Point            `json:"ceilings"`
+	InMemory []Memory           `json:"in_memory"`
+	Sweep    []Point            `json:"sweep,omitempty"`
+	Idle     []Idle             `json:"idle,omitempty"`
+	// Scale is bench-scale's keep-alive ceilings on 1, 2, … cores.
+	Scale []Point `json:"scale,omitempty"`
+	// Shared says the scale run's server and client shared CPUs.
+	Shared bool `json:"scale_shared_cpus,omitempty"`
+	// Work is bench-work's keep-alive ceilings with handler CPU work, and
+	// Wait its runs with handler waits at Little's-law connections.
+	Work []Point `json:"work,omitempty"`
+	Wait []Point `json:"wait,omitempty"`
+	// Latency is make bench-latency's points: servers held at fixed rates.
+	Latency []Lat `json:"latency,omitempty"`
+	// Usual is each mode's usual reference speed in the ceilings, CPU µs
+	// per request: the level of the host's speed whose blocks count.
+	Usual map[string]float64 `json:"usual_ref_us_per_req,omitempty"`
+	// Clients is make compare-clients' run, when there is one.
+	Clients *bench.ClientsRun `json:"-"`
+}
+
+// Twin is nginx's A/A twin, measured beside it in the ceilings.
+const Twin = "nginx" + bench.TwinSuffix
+
+// Order is the servers' order in tables and charts.
+func Order() []string { return targets.Names() }
+
+// Rank is a server's place in order(); nginx's twin shares nginx's (and so
+// its colour), and sorts after it by name.
+func Rank(s string) int {
+	s = strings.TrimSuffix(s, bench.TwinSuffix)
+	if i := slices.Index(Order(), s); i >= 0 {
+		return i
+	}
+	return len(Order())
+}
+
+// ModeNames are bench.Modes' names, in report order.
+func ModeNames() []string {
+	names := make([]string, len(bench.Modes))
+	for i, m := range bench.Modes {
+		names[i] = string(m)
+	}
+	return names
+}
+
+func modeRank(m string) int {
+	for i, o := range bench.Modes {
+		if string(o) == m {
+			return i
+		}
+	}
+	return len(bench.Modes)
+}
+
+// OpenLoop is a wait point's run at a steady rate (loadgen -rate) on
+// twice its connections: latency counted from each request's due time.
+type OpenLoop struct {
+	Rate      float64 `json:"rate"` // the rate asked for, req/s
+	ReqPerSec Figure  `json:"req_per_sec"`
+	P50       Figure  `json:"p50_us"`
+	P99       Figure  `json:"p99_us"`
+	// ClientLimited counts the rounds loadgen called client-limited.
+	ClientLimited int `json:"client_limited_rounds"`
+}
+
+// ceilingPrefix starts the benchmark keys of the ceilings.
+const ceilingPrefix = "hellobench/bench/BenchmarkCeiling/"
+
+// Find returns the point of server in mode from ps, if measured.
+func Find(ps []Point, server, mode string) (Point, bool) {
+	for _, p := range ps {
+		if p.Server == server && p.Mode == mode {
+			return p, true
+		}
+	}
+	return Point{}, false
+}

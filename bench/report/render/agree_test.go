@@ -1,0 +1,59 @@
+package render
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"hellobench/bench"
+	"hellobench/bench/report"
+)
+
+// TestAgree checks the comparison of separate invocations on fixed ratios:
+// a median outside another's interval does not agree, overlapping
+// intervals overlap, and the medians' half-range over their median.
+func TestAgree(t *testing.T) {
+	ratios := [][2]bench.Spread{ // nginx/aa, then gin, in each invocation
+		{{Median: 1, Lo: 0.99, Hi: 1.01, N: 20}, {Median: 2.00, Lo: 1.98, Hi: 2.02, N: 20}},
+		{{Median: 1, Lo: 0.99, Hi: 1.01, N: 20}, {Median: 2.03, Lo: 2.01, Hi: 2.05, N: 20}},
+		{{Median: 1, Lo: 0.98, Hi: 1.02, N: 20}, {Median: 2.01, Lo: 1.99, Hi: 2.03, N: 20}},
+	}
+	var dirs []string
+	for _, r := range ratios {
+		rep := report.Report{Sections: map[string]report.Section{"ceilings": {Date: "2026-12-04 10:00 UTC", Rounds: 20}}}
+		for i, server := range []string{report.Twin, "gin"} {
+			rep.Ceilings = append(rep.Ceilings, report.Point{Server: server, Mode: "keepalive", CPUVsNginx: &report.Figure{Spread: r[i]}})
+		}
+		dir := t.TempDir()
+		b, err := json.Marshal(rep)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "results.json"), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		dirs = append(dirs, dir)
+	}
+	got, err := Agree(dirs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"| nginx/aa | 1.000 (0.990–1.010), tie | 1.000 (0.990–1.010), tie | 1.000 (0.980–1.020), tie | ±2.0 % | yes | ±0.0 % | yes |",
+		// 2.03 lies above the first interval, though every two overlap;
+		// the medians span 2.00-2.03 around 2.01.
+		"| gin | 2.000 (1.980–2.020) | 2.030 (2.010–2.050) | 2.010 (1.990–2.030) | ±1.0 % | **no** | ±0.7 % | yes |",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("agree is missing %q:\n%s", want, got)
+		}
+	}
+	if !strings.Contains(got, "Here 1 of 2 rows agree and 2 overlap. By chance alone") {
+		t.Errorf("agree does not count its rows against chance:\n%s", got)
+	}
+	if _, err := Agree([]string{t.TempDir()}); err == nil {
+		t.Error("agree without a results.json: no error")
+	}
+}

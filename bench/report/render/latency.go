@@ -1,0 +1,134 @@
+package render
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"hellobench/bench/report"
+)
+
+// gcCell is a point's collections: their count and the longest pause.
+func gcCell(l report.Lat) string {
+	if l.GCs == nil {
+		return "not traced"
+	}
+	if l.GCs.Median == 0 && l.GCs.Hi == 0 {
+		return "none"
+	}
+	return fmt.Sprintf("%s (longest %s µs)", spread(*l.GCs, 0), spread(*l.GCMax, 0))
+}
+
+// latCols is a latency table's columns after the server (and the rate asked).
+const latCols = 9
+
+// latRow is one server's row: its figures, or why it has none.
+func latRow(l report.Lat, withRate bool) string {
+	lead := "| " + l.Server + " |"
+	if withRate {
+		lead += " " + num(l.Rate, 0) + " |"
+	}
+	switch {
+	case l.FellOver > 0:
+		return lead + " fell over: " + l.Why + strings.Repeat(" |", latCols) + "\n"
+	case l.P99.N == 0:
+		return lead + fmt.Sprintf(" no round kept: %d of %d client-limited (loadgen's send lateness p99.9 %s µs, the latency p99.9 %s µs), %d short of the rate",
+			l.ClientLimited, l.Rounds, spread(l.LateP999, 0), spread(l.AllP999, 0), l.Short) + strings.Repeat(" |", latCols) + "\n"
+	}
+	cells := []string{spread(l.ReqPerSec, 0), spread(l.P50, 0), spread(l.P90, 0), spread(l.P99, 0), spread(l.P999, 0),
+		spread(l.P9999, 0), spread(l.Max, 0), gcCell(l), spread(l.LateP999, 0)}
+	return lead + " " + strings.Join(cells, " | ") + " |\n"
+}
+
+// latTable is one point's table, every server held at it in a row.
+func latTable(group []report.Lat, all []report.Lat) string {
+	var b strings.Builder
+	first := group[0]
+	withRate := first.Share() > 0
+	fmt.Fprintf(&b, "### %s\n\n| server |", first.Title())
+	if withRate {
+		b.WriteString(" rate asked, req/s |")
+	}
+	b.WriteString(" achieved req/s | p50 µs | p90 µs | p99 µs | p99.9 µs | p99.99 µs | max µs | collections (longest pause) | loadgen's send lateness p99.9 µs |\n|---|")
+	if withRate {
+		b.WriteString("--:|")
+	}
+	b.WriteString(strings.Repeat("--:|", latCols) + "\n")
+	for _, l := range group {
+		b.WriteString(latRow(l, withRate))
+	}
+	var skipped []string
+	for _, s := range report.LatServers(all) {
+		if !slices.ContainsFunc(group, func(l report.Lat) bool { return l.Server == s }) {
+			skipped = append(skipped, s)
+		}
+	}
+	if len(skipped) > 0 {
+		fmt.Fprintf(&b, "\nNot held at this rate, above 90 %% of its ceiling: %s.\n", strings.Join(skipped, ", "))
+	}
+	var left []string
+	for _, l := range group {
+		if l.ClientLimited+l.Short > 0 && l.P99.N > 0 {
+			left = append(left, fmt.Sprintf("%s %d of %d", l.Server, l.ClientLimited+l.Short, l.Rounds))
+		}
+	}
+	if len(left) > 0 {
+		fmt.Fprintf(&b, "\nRounds left out (loadgen client-limited, or the rate achieved more than 1 %% short): %s.\n", strings.Join(left, ", "))
+	}
+	return b.String()
+}
+
+// LatencySection is REPORT.md's part for make bench-latency.
+func LatencySection(rep report.Report) string {
+	if len(rep.Latency) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString(latIntro(rep) + "\n")
+	b.WriteString("![Latency against percentile at " + num(report.LatRate, 0) + " req/s](latency.svg)\n\n")
+	for _, g := range report.LatGroups(rep.Latency) {
+		b.WriteString(latTable(g, rep.Latency) + "\n")
+	}
+	b.WriteString(source(rep, "latency") + "\n")
+	return b.String()
+}
+
+// latIntro says how the points were measured.
+func latIntro(rep report.Report) string {
+	s := rep.Sections["latency"]
+	return fmt.Sprintf("Each server, pinned as for the ceilings, held by loadgen at fixed rates on keep-alive connections, open loop: "+
+		"each request is due at its time whatever the server does, and its latency counts from then, so a stall is charged to every request it delayed "+
+		"(coordinated omission corrected). %s, each running every server once in its own order, and each server's points in an order that changes from round to round; "+
+		"each point is a warm-up on its connections, then a measured run (its HdrHistogram interval log is in latency/). "+
+		"A round counts only if loadgen kept its pace (send lateness p99.9 within the larger of 10 %% of the latency p99.9 and 50 µs) "+
+		"and the server its rate (within 1 %%). Collections are the Go runtime's (GODEBUG=gctrace=1) that began during the measured run, "+
+		"with the longest stop-the-world pause among them.\n\n%s\n",
+		plural(s.Rounds, "round"), lateLine(rep.Latency))
+}
+
+// lateLine is loadgen's own send lateness at the top of the ladder,
+// against nginx: how much of a tail the client itself could add.
+func lateLine(ls []report.Lat) string {
+	var top report.Lat
+	for _, l := range ls {
+		if l.Server == "nginx" && l.Share() == 0 && l.Rate > top.Rate && l.FellOver == 0 {
+			top = l
+		}
+	}
+	if top.LateP999.N == 0 {
+		return ""
+	}
+	return fmt.Sprintf("loadgen's own send lateness against nginx at %s req/s on %d connections: p99.9 %s µs, max %s µs (over %s).",
+		num(top.Rate, 0), top.Conns, spread(top.LateP999, 0), spread(top.LateMax, 0), plural(top.LateP999.N, "round"))
+}
+
+// ReadmeLatency is the README's section: the table at the common rate.
+func ReadmeLatency(rep report.Report) string {
+	for _, g := range report.LatGroups(rep.Latency) {
+		if g[0].Label == "r="+strconv.Itoa(report.LatRate) && g[0].Conns == report.CeilingConns {
+			return latTable(g, rep.Latency) + "\n" + lateLine(rep.Latency) + "\n\n" + source(rep, "latency") + "\n"
+		}
+	}
+	return ""
+}
