@@ -83,7 +83,7 @@ fuzz: ## run each fuzzer (gnet's parser, the body framing, both guards) for FUZZ
 	$(GO) test -run '^$$' -fuzz '^FuzzScan$$' -fuzztime $(FUZZTIME) ./servers/internal/nethttpguard
 	$(GO) test -run '^$$' -fuzz '^FuzzScan$$' -fuzztime $(FUZZTIME) ./servers/internal/fasthttpguard
 
-bench: build deps ## one run, about twenty-five minutes: ceilings and in-memory costs; results/, README and COSTS sections
+bench: build deps ## one run, about twenty-five minutes: ceilings and in-memory costs; results/, the README, docs/ceilings.md and COSTS sections
 	bin/report $(RUNFLAGS) -run -docs -out results
 
 # The ceilings measured twice more, each in a separate invocation, set
@@ -102,11 +102,11 @@ bench-scale: build deps ## keep-alive ceilings on SCALE_CORES cores of SERVER_CP
 bench-quick: build ## a smoke run of the benchmarks (bench-work's and bench-latency's too), about two minutes: prints a report, keeps nothing
 	d=$$(mktemp -d) && trap 'rm -rf "$$d"' EXIT && bin/report $(RUNFLAGS) -run -work -latency -quick -out "$$d" && cat "$$d/REPORT.md"
 
-bench-work: build deps ## handler CPU work (0-100 µs) at each Go server's ceiling, and handler waits at Little's-law connections; results/, README section
+bench-work: build deps ## handler CPU work (0-100 µs) at each Go server's ceiling, and handler waits at Little's-law connections; results/, docs/work.md section
 	bin/report $(RUNFLAGS) -work -for 500ms -docs -out results
 
 # The rates' shares are of the keep-alive ceilings make bench left in results/.
-bench-latency: build deps ## each server held at fixed rates (a common ladder, shares of its own ceiling), about twenty minutes: latency curves, GC pauses; results/, README section
+bench-latency: build deps ## each server held at fixed rates (a common ladder, shares of its own ceiling), about twenty minutes: latency curves, GC pauses; results/, docs/latency.md section
 	bin/report $(RUNFLAGS) -latency -docs -out results
 
 bench-latency-again: build deps ## make bench-latency twice more, separately; results/latency-agreement.md
@@ -138,6 +138,6 @@ bin/benchstat:
 bin/bombardier:
 	GOBIN=$(CURDIR)/bin $(GO) install $(BOMBARDIER)
 
-compare-clients: build deps bin/bombardier ## loadgen vs wrk, h2load, bombardier, hey against nginx: client CPU per request, 5 rounds; README section
+compare-clients: build deps bin/bombardier ## loadgen vs wrk, h2load, bombardier, hey against nginx: client CPU per request, 5 rounds; docs/loadgen.md section
 	bin/clients $(RUNFLAGS) -server nginx -c 50 -d 3s -rounds 5 -out results/clients.json
 	bin/report -docs -out results

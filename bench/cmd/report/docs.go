@@ -19,13 +19,11 @@ type document struct {
 }
 
 var documents = []document{
-	{"README.md", map[string]func(report.Report) string{
-		"ceilings": render.ReadmeCeilings,
-		"pick":     render.PickShort,
-		"clients":  render.ClientsTable,
-		"work":     render.ReadmeWork,
-		"latency":  render.ReadmeLatency,
-	}},
+	{"README.md", map[string]func(report.Report) string{"pick": render.PickShort}},
+	{"docs/ceilings.md", map[string]func(report.Report) string{"ceilings": render.CeilingsPage}},
+	{"docs/work.md", map[string]func(report.Report) string{"work": render.WorkPage}},
+	{"docs/latency.md", map[string]func(report.Report) string{"latency": render.LatencyPage}},
+	{"docs/loadgen.md", map[string]func(report.Report) string{"clients": render.ClientsTable}},
 	{"bench/COSTS.md", map[string]func(report.Report) string{
 		"conditions":      render.Conditions,
 		"costs-keepalive": render.Caption(render.CostsKeepAlive),

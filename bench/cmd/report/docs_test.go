@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -79,17 +80,27 @@ func itoa(i int) string { return strconv.Itoa(i) }
 var measured = regexp.MustCompile(`\b\d+(\.\d+)?\s?(µs|ms|req/s|KB|MB|KiB|×)|\b[0-2]\.\d\d\b`)
 
 // TestNoHandTypedFigures checks that outside their generated sections the
-// documents state mechanisms, not measurements: prose that needs a figure
+// documents (the README, every page under docs/ and bench/COSTS.md) state mechanisms, not measurements: prose that needs a figure
 // refers to a generated table.
 func TestNoHandTypedFigures(t *testing.T) {
+	pages, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	if err != nil || len(pages) == 0 {
+		t.Fatalf("no pages under docs/: %v", err)
+	}
+	paths := pages
 	for _, d := range documents {
-		b, err := os.ReadFile(filepath.Join(root, d.path))
+		paths = append(paths, filepath.Join(root, d.path))
+	}
+	slices.Sort(paths)
+	for _, path := range slices.Compact(paths) {
+		b, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)
 		}
+		name, _ := filepath.Rel(root, path)
 		for n, line := range handWritten(string(b)) {
 			if m := measured.FindString(line); m != "" && !allowed(line) {
-				t.Errorf("%s:%d: %q looks like a hand-typed measurement; generate it from the results: %s", d.path, n, m, line)
+				t.Errorf("%s:%d: %q looks like a hand-typed measurement; generate it from the results: %s", name, n, m, line)
 			}
 		}
 	}
@@ -124,4 +135,27 @@ func allowed(line string) bool {
 		}
 	}
 	return false
+}
+
+// link matches a markdown link's target that is a path, not a URL or an
+// anchor of the same page.
+var link = regexp.MustCompile(`\]\(([^)#:\s]+)(#[^)]*)?\)`)
+
+// TestLinks checks that every relative link of the README and the pages
+// under docs/ names a file that exists, from the page's own folder: a page
+// moved or renamed breaks here, not in a reader's browser.
+func TestLinks(t *testing.T) {
+	pages, _ := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	for _, page := range append(pages, filepath.Join(root, "README.md"), filepath.Join(root, "bench", "COSTS.md")) {
+		b, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		name, _ := filepath.Rel(root, page)
+		for _, m := range link.FindAllStringSubmatch(string(b), -1) {
+			if _, err := os.Stat(filepath.Join(filepath.Dir(page), m[1])); err != nil {
+				t.Errorf("%s: a link to %s, which does not exist", name, m[1])
+			}
+		}
+	}
 }

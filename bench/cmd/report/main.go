@@ -1,6 +1,7 @@
 // Command report runs the bench (or reads its saved output) and writes the
 // report: REPORT.md, results.json and the charts in the output directory,
-// and, with -docs, the generated sections of README.md and bench/COSTS.md.
+// and, with -docs, the generated sections of README.md, the pages under
+// docs/ and bench/COSTS.md.
 //
 // Usage:
 //
@@ -79,7 +80,7 @@ func main() {
 	n := flag.Int("n", 200000, "with -run: requests per ceiling run")
 	sweepN := flag.Int("sweep-n", 100000, "with -sweep: requests per sweep run (at least 20 per connection)")
 	out := flag.String("out", "results", "output `directory`")
-	docs := flag.Bool("docs", false, "also write the generated sections of README.md and bench/COSTS.md")
+	docs := flag.Bool("docs", false, "also write the generated sections of README.md, docs/ and bench/COSTS.md")
 	agreeDirs := flag.String("agree", "", "compare the ceilings of several runs' output `directories` (comma-separated) and print the comparison; nothing is run")
 	agreeLatencyDirs := flag.String("agree-latency", "", "compare make bench-latency's p99 at the common rate in several runs' output `directories` (comma-separated) and print it; nothing is run")
 	force := flag.Bool("force", false, "run even when another process is busy on the pinned CPUs (the report says so)")

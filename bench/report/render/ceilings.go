@@ -100,8 +100,8 @@ func aaLine(rep report.Report) string {
 	return line + "\n"
 }
 
-// ReadmeCeilings is the README's table: keep-alive on one core.
-func ReadmeCeilings(rep report.Report) string {
+// CeilingsPage is docs/ceilings.md's table: keep-alive on one core.
+func CeilingsPage(rep report.Report) string {
 	var rows []report.Point
 	for _, p := range rep.Ceilings {
 		if p.Mode == "keepalive" {

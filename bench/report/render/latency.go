@@ -123,8 +123,8 @@ func lateLine(ls []report.Lat) string {
 		num(top.Rate, 0), top.Conns, spread(top.LateP999, 0), spread(top.LateMax, 0), plural(top.LateP999.N, "round"))
 }
 
-// ReadmeLatency is the README's section: the table at the common rate.
-func ReadmeLatency(rep report.Report) string {
+// LatencyPage is docs/latency.md's section: the table at the common rate.
+func LatencyPage(rep report.Report) string {
 	for _, g := range report.LatGroups(rep.Latency) {
 		if g[0].Label == "r="+strconv.Itoa(report.LatRate) && g[0].Conns == report.CeilingConns {
 			return latTable(g, rep.Latency) + "\n" + lateLine(rep.Latency) + "\n\n" + source(rep, "latency") + "\n"

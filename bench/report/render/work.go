@@ -275,16 +275,16 @@ func shift(f report.Figure, d float64) report.Figure {
 	return bench.FigureOf(v)
 }
 
-// ReadmeWork is the README's "When the stack matters" section: the ratio
+// WorkPage is docs/work.md's section: the ratio
 // table, where each stack stops mattering and the waits, in short.
-func ReadmeWork(rep report.Report) string {
+func WorkPage(rep report.Report) string {
 	if len(rep.Work) == 0 {
 		return ""
 	}
 	ls := report.Levels(rep.Work)
 	var b strings.Builder
 	fmt.Fprintf(&b, "CPU per request over %s's with the handler burning CPU before it answers (keep-alive ceilings on one core; "+
-		"the full tables, the calibration and the chart are in [results/REPORT.md](results/REPORT.md#when-the-stack-matters-make-bench-work)):\n\n", report.Baseline)
+		"the full tables, the calibration and the chart are in [results/REPORT.md](../results/REPORT.md#when-the-stack-matters-make-bench-work)):\n\n", report.Baseline)
 	header(&b, "server", ls, fmt.Sprintf("advantage under %.0f %%", 100*report.Matters))
 	for _, s := range report.WorkServers(rep.Work) {
 		if s != report.Baseline {
