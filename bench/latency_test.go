@@ -5,17 +5,20 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"hellobench/bench/stall"
+	"hellobench/internal/proc"
 	"hellobench/internal/targets"
 )
 
 var (
 	flagRates     = flag.String("rates", "10000,25000,40000,55000", "BenchmarkLatency's ladder of rates in req/s, common to every server")
-	flagOf        = flag.String("of", "0.5,0.75,0.9", "BenchmarkLatency's rates as shares of each server's own ceiling (-ceilings)")
+	flagOf        = flag.String("of", "0.1,0.25,0.5,0.75,0.9", "BenchmarkLatency's rates as shares of each server's own ceiling (-ceilings)")
 	flagCeilings  = flag.String("ceilings", "", "BenchmarkLatency's keep-alive ceiling of each server, name=req/s,...: a rate above 90 % of it is skipped")
 	flagManyConns = flag.Int("many-conns", 1000, "BenchmarkLatency's point on many connections: this many (0: none)")
 	flagManyRate  = flag.Float64("many-rate", 25000, "the rate of the point on many connections, req/s")
@@ -25,7 +28,15 @@ var (
 	flagLatWarmup  = flag.Duration("lat-warmup", 500*time.Millisecond, "the warm-up of each BenchmarkLatency point, at its rate on its connections")
 	flagLatLogs    = flag.String("lat-logs", "", "a directory for each BenchmarkLatency point's HdrHistogram interval log (\"\": none)")
 	flagLatServers = flag.String("lat-servers", "", "BenchmarkLatency's servers (default: every server and reference but the floor)")
+	// A 1 ms sleep, jHiccup's default: a thousand wake-ups a second on each
+	// CPU, a fraction of a percent of it.
+	flagStall = flag.Duration("stall", time.Millisecond, "BenchmarkLatency's host stall meter: the sleep of its thread on the server's and the client's CPUs (0: no meter)")
 )
+
+// usagePeriod is how often a latency point samples the server's CPU time:
+// the measured span's ends are found to within it, a few parts in a
+// thousand of a point's seconds.
+const usagePeriod = 20 * time.Millisecond
 
 // maxShare is the share of a server's ceiling above which a rate of the
 // ladder is skipped: nearer the ceiling, latency measures the queue.
@@ -80,13 +91,13 @@ func held(b *testing.B, cfg Config, client Client, name string, points []ratePoi
 	s := start(b, cfg, name)
 	for _, p := range points {
 		b.Run(fmt.Sprintf("%s/c=%d", p.label, p.conns), func(b *testing.B) {
-			atRate(b, client, s, p, t.GoRuntime, began)
+			atRate(b, cfg, client, s, p, t.GoRuntime, began)
 		})
 	}
 }
 
 // atRate measures one point: -lat-warmup, then -lat-for at p.rate.
-func atRate(b *testing.B, client Client, s *Server, p ratePoint, traced bool, began time.Time) {
+func atRate(b *testing.B, cfg Config, client Client, s *Server, p ratePoint, traced bool, began time.Time) {
 	// The client polls between sends: sleeping, it wakes tens of µs late
 	// on this kind of machine, and each late wake-up is latency the server
 	// did not cause.
@@ -98,10 +109,20 @@ func atRate(b *testing.B, client Client, s *Server, p ratePoint, traced bool, be
 			b.Fatal(err)
 		}
 	}
+	meter := startMeter(b, cfg)
+	usage := logUsage(s, usagePeriod)
 	st, err := client.Run(l)
+	usageErr := usage.Stop()
+	var host []stall.Result
+	if meter != nil {
+		host = meter.Stop()
+	}
 	if err != nil {
 		fellOver(b, err)
 		return
+	}
+	if usageErr != nil {
+		b.Fatal(usageErr)
 	}
 	us := func(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
 	b.ReportMetric(0, "ns/op")
@@ -117,11 +138,47 @@ func atRate(b *testing.B, client Client, s *Server, p ratePoint, traced bool, be
 	b.ReportMetric(us(st.Tail.LateP999), "late-p99.9-us")
 	b.ReportMetric(us(st.Tail.LateMax), "late-max-us")
 	b.ReportMetric(b2f(st.ClientLimited), "client-limited")
+	// The server's CPU over loadgen's measured span alone: the warm-up ran
+	// on the same connections at the same rate, but its requests are not
+	// counted.
+	if cpu, wall, ok := usage.over(st.Start, st.Start.Add(st.Elapsed)); ok && st.ReqPerSec > 0 {
+		b.ReportMetric(us(cpu)/(st.ReqPerSec*wall.Seconds()), "cpu-us/req")
+		b.ReportMetric(100*cpu.Seconds()/wall.Seconds(), "cpu-%")
+	}
+	if host != nil {
+		w := stall.Worst(host)
+		b.ReportMetric(us(w.P99), "host-p99-us")
+		b.ReportMetric(us(w.P999), "host-p99.9-us")
+		b.ReportMetric(us(w.Max), "host-max-us")
+		b.ReportMetric(b2f(w.RealTime), "host-rt")
+	}
 	if traced {
 		g := GCsIn(s.Proc.Output().String(), began, st.Start, st.Start.Add(st.Elapsed))
 		b.ReportMetric(float64(g.Count), "gcs")
 		b.ReportMetric(us(g.MaxPause), "gc-max-us")
 	}
+}
+
+// startMeter starts the host's stall meter on the server's and the
+// client's CPUs (none with -stall 0, or where they are not pinned).
+func startMeter(b *testing.B, cfg Config) *stall.Meter {
+	if *flagStall <= 0 || cfg.ServerCPUs == "" || cfg.ClientCPUs == "" {
+		return nil
+	}
+	var cpus []int
+	for _, list := range []string{cfg.ServerCPUs, cfg.ClientCPUs} {
+		c, err := proc.ParseCPUs(list)
+		if err != nil {
+			b.Fatal(err)
+		}
+		cpus = append(cpus, c...)
+	}
+	slices.Sort(cpus)
+	m, err := stall.Start(slices.Compact(cpus), *flagStall)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return m
 }
 
 // ratePoints are a server's points given its ceiling: the ladder's rates

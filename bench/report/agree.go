@@ -46,12 +46,13 @@ func Chance(n, runs int) (agree, overlap float64) {
 			figs[i] = figureOf(v)
 		}
 		a, o := Agreement(figs)
-		na, no = na+B2i(a), no+B2i(o)
+		na, no = na+b2i(a), no+b2i(o)
 	}
 	return float64(na) / ChanceTrials, float64(no) / ChanceTrials
 }
 
-func B2i(b bool) int {
+// b2i counts a true as one.
+func b2i(b bool) int {
 	if b {
 		return 1
 	}

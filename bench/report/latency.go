@@ -43,10 +43,34 @@ type Lat struct {
 	// not a Go program the bench could trace.
 	GCs   *Figure `json:"gcs,omitempty"`
 	GCMax *Figure `json:"gc_max_pause_us,omitempty"`
+	// CPU is the server's CPU time per request over loadgen's measured
+	// span and Busy its core's busy share there, in percent, over every
+	// round (the server served what it was sent, however late the client
+	// sent it), so that they pair round by round with another server's;
+	// nil in a run from before they were measured.
+	CPU  *Figure `json:"cpu_us_per_req,omitempty"`
+	Busy *Figure `json:"server_cpu_pct,omitempty"`
+	// HostP99, HostP999 and HostMax are the host's own stalls during the
+	// point (package stall: how late a thread sleeping 1 ms woke, the worse
+	// of the server's and the client's CPUs), over the rounds kept; nil
+	// without the meter. HostRealTime says its sleepers ran real-time.
+	HostP99      *Figure `json:"host_stall_p99_us,omitempty"`
+	HostP999     *Figure `json:"host_stall_p99_9_us,omitempty"`
+	HostMax      *Figure `json:"host_stall_max_us,omitempty"`
+	HostRealTime bool    `json:"host_stall_realtime,omitempty"`
 	// FellOver counts rounds in which requests failed; Why is the first
 	// failure. Such a point has no figures.
 	FellOver int    `json:"fell_over,omitempty"`
 	Why      string `json:"why,omitempty"`
+}
+
+// optional is unit's figure, nil where no round has it.
+func optional(s Samples, unit string) *Figure {
+	if len(s[unit]) == 0 {
+		return nil
+	}
+	f := s.figure(unit)
+	return &f
 }
 
 // LatRate is the ladder rate the tables and the chart use for every stack.
@@ -96,6 +120,9 @@ func LatPoint(name string, s Samples, why string) (Lat, bool) {
 	l.P50, l.P90, l.P99 = kept.figure("p50-us"), kept.figure("p90-us"), kept.figure("p99-us")
 	l.P999, l.P9999, l.Max = kept.figure("p99.9-us"), kept.figure("p99.99-us"), kept.figure("max-us")
 	l.LateP999, l.LateMax, l.AllP999 = s.figure("late-p99.9-us"), s.figure("late-max-us"), s.figure("p99.9-us")
+	l.CPU, l.Busy = optional(s, "cpu-us/req"), optional(s, "cpu-%")
+	l.HostP99, l.HostP999, l.HostMax = optional(kept, "host-p99-us"), optional(kept, "host-p99.9-us"), optional(kept, "host-max-us")
+	l.HostRealTime = l.HostMax != nil && !slices.Contains(s["host-rt"], 0)
 	if _, ok := s["gcs"]; ok {
 		g, m := kept.figure("gcs"), kept.figure("gc-max-us")
 		l.GCs, l.GCMax = &g, &m

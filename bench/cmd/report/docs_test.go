@@ -127,9 +127,10 @@ func handWritten(text string) map[int]string {
 }
 
 // allowed lists settings, limits and versions that read like figures but
-// are not measurements: a tick, a wait bound, a size limit, a Go version.
+// are not measurements: a tick, a wait bound, a size limit, a Go version,
+// the latency points' CPU sampling period and the stall meter's sleep.
 func allowed(line string) bool {
-	for _, ok := range []string{"20 µs", "100 ms tick", "8 KiB", "Go 1.22", "64 MiB"} {
+	for _, ok := range []string{"20 µs", "100 ms tick", "8 KiB", "Go 1.22", "64 MiB", "every 20 ms", "sleep 1 ms"} {
 		if strings.Contains(line, ok) {
 			return true
 		}

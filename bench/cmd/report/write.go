@@ -22,6 +22,7 @@ var reportParts = []render.Part{
 	{From: "scale", Title: "More cores (make bench-scale)", Render: render.ScaleSection},
 	{From: "work", Title: "When the stack matters (make bench-work)", Render: render.WorkSection},
 	{From: "latency", Title: "Latency at a steady load (make bench-latency)", Render: render.LatencySection},
+	{From: "latency", Title: "What a request costs below the ceiling (make bench-latency)", Render: render.CostAtLoad},
 }
 
 // write writes results.json, REPORT.md and the charts into dir; a chart

@@ -67,7 +67,7 @@ func Agree(dirs []string) (string, error) {
 				blocks = append(blocks, float64(f.N))
 			}
 			ok, overlap := report.Agreement(figs)
-			rows, agreed, overlapped = rows+1, agreed+report.B2i(ok), overlapped+report.B2i(overlap)
+			rows, agreed, overlapped = rows+1, agreed+b2i(ok), overlapped+b2i(overlap)
 			m := bench.FigureOf(report.Medians(figs))
 			fmt.Fprintf(&b, " ±%.1f %% | %s | ±%.1f %% | %s |\n", 100*widest, yesNo(ok), 100*(m.Max-m.Min)/2/m.Median, yesNo(overlap))
 		}

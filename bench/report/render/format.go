@@ -131,3 +131,11 @@ func plural(n int, thing string) string {
 	}
 	return fmt.Sprintf("%d %ss", n, thing)
 }
+
+// b2i counts a true as one: a column present, a row that agrees.
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

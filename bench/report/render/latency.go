@@ -20,25 +20,61 @@ func gcCell(l report.Lat) string {
 	return fmt.Sprintf("%s (longest %s µs)", spread(*l.GCs, 0), spread(*l.GCMax, 0))
 }
 
-// latCols is a latency table's columns after the server (and the rate asked).
+// latCols is a latency table's columns after the server (and the rate
+// asked), before the load's and the host's.
 const latCols = 9
 
+// latExtras says which of the later columns a table has: the server's CPU
+// at the point and the host's stalls beside it, measured since.
+func latExtras(group []report.Lat) (cpu, host bool) {
+	for _, l := range group {
+		cpu = cpu || l.CPU != nil
+		host = host || l.HostMax != nil
+	}
+	return cpu, host
+}
+
+// hostOr is a percentile's cell, marked as the host's where the host's
+// own stall at that percentile (or its longest, past p99.9) was as long:
+// such a figure says nothing of the stack.
+func hostOr(f report.Figure, host *report.Figure) string {
+	if host != nil && f.N > 0 && f.Median <= host.Median {
+		return spread(f, 0) + " (host)"
+	}
+	return spread(f, 0)
+}
+
 // latRow is one server's row: its figures, or why it has none.
-func latRow(l report.Lat, withRate bool) string {
+func latRow(l report.Lat, withRate, cpu, host bool) string {
 	lead := "| " + l.Server + " |"
 	if withRate {
 		lead += " " + num(l.Rate, 0) + " |"
 	}
+	cols := latCols + b2i(cpu) + b2i(host)
 	switch {
 	case l.FellOver > 0:
-		return lead + " fell over: " + l.Why + strings.Repeat(" |", latCols) + "\n"
+		return lead + " fell over: " + l.Why + strings.Repeat(" |", cols) + "\n"
 	case l.P99.N == 0:
 		return lead + fmt.Sprintf(" no round kept: %d of %d client-limited (loadgen's send lateness p99.9 %s µs, the latency p99.9 %s µs), %d short of the rate",
-			l.ClientLimited, l.Rounds, spread(l.LateP999, 0), spread(l.AllP999, 0), l.Short) + strings.Repeat(" |", latCols) + "\n"
+			l.ClientLimited, l.Rounds, spread(l.LateP999, 0), spread(l.AllP999, 0), l.Short) + strings.Repeat(" |", cols) + "\n"
 	}
-	cells := []string{spread(l.ReqPerSec, 0), spread(l.P50, 0), spread(l.P90, 0), spread(l.P99, 0), spread(l.P999, 0),
-		spread(l.P9999, 0), spread(l.Max, 0), gcCell(l), spread(l.LateP999, 0)}
+	cells := []string{spread(l.ReqPerSec, 0), spread(l.P50, 0), spread(l.P90, 0), hostOr(l.P99, l.HostP99), hostOr(l.P999, l.HostP999),
+		hostOr(l.P9999, l.HostMax), hostOr(l.Max, l.HostMax), gcCell(l), spread(l.LateP999, 0)}
+	if cpu {
+		cells = append(cells, optionalCell(l.CPU, 2)+" ("+optionalCell(l.Busy, 0)+" %)")
+	}
+	if host {
+		cells = append(cells, optionalCell(l.HostP99, 0)+" / "+optionalCell(l.HostP999, 0)+" / "+optionalCell(l.HostMax, 0))
+	}
 	return lead + " " + strings.Join(cells, " | ") + " |\n"
+}
+
+// optionalCell is a figure measured only since some run, or "–".
+func optionalCell(f *report.Figure, prec int) string {
+	if f == nil {
+		return "–"
+	}
+	return spread(*f, prec)
 }
 
 // latTable is one point's table, every server held at it in a row.
@@ -46,17 +82,25 @@ func latTable(group []report.Lat, all []report.Lat) string {
 	var b strings.Builder
 	first := group[0]
 	withRate := first.Share() > 0
+	cpu, host := latExtras(group)
 	fmt.Fprintf(&b, "### %s\n\n| server |", first.Title())
 	if withRate {
 		b.WriteString(" rate asked, req/s |")
 	}
-	b.WriteString(" achieved req/s | p50 µs | p90 µs | p99 µs | p99.9 µs | p99.99 µs | max µs | collections (longest pause) | loadgen's send lateness p99.9 µs |\n|---|")
+	b.WriteString(" achieved req/s | p50 µs | p90 µs | p99 µs | p99.9 µs | p99.99 µs | max µs | collections (longest pause) | loadgen's send lateness p99.9 µs |")
+	if cpu {
+		b.WriteString(" server CPU µs/req (busy) |")
+	}
+	if host {
+		b.WriteString(" host stalls p99 / p99.9 / max µs |")
+	}
+	b.WriteString("\n|---|")
 	if withRate {
 		b.WriteString("--:|")
 	}
-	b.WriteString(strings.Repeat("--:|", latCols) + "\n")
+	b.WriteString(strings.Repeat("--:|", latCols+b2i(cpu)+b2i(host)) + "\n")
 	for _, l := range group {
-		b.WriteString(latRow(l, withRate))
+		b.WriteString(latRow(l, withRate, cpu, host))
 	}
 	var skipped []string
 	for _, s := range report.LatServers(all) {

@@ -39,13 +39,55 @@ func TestLatencyTables(t *testing.T) {
 			t.Errorf("the section lacks %q:\n%s", want, text)
 		}
 	}
-	if got := tailAt(rep, "nginx"); got != "150" {
-		t.Errorf("nginx's p99.9 at the common rate: %q", got)
+	if got := atLoad(rep, "nginx"); got != "not measured in this run" {
+		t.Errorf("nginx's CPU at a quarter of its ceiling, not measured: %q", got)
 	}
 	svg := LatencySVG(rep)
 	for _, want := range []string{"99.99 %", "nethttp", "nginx"} {
 		if !strings.Contains(svg, want) {
 			t.Errorf("the chart lacks %q", want)
+		}
+	}
+}
+
+// TestCostAtLoad checks the server's CPU at fixed rates: its table with
+// the ratio to nginx's at the same share, round by round, the pick table's
+// column at a quarter of the ceiling, and the latency rows marking a
+// percentile no longer than the host's own stall as the host's.
+func TestCostAtLoad(t *testing.T) {
+	at := func(name string, cpu ...float64) report.Lat {
+		s := report.Samples{"N": {1, 1, 1}, "rate": {10000, 10000, 10000}, "req/s": {10000, 10000, 10000}, "client-limited": {0, 0, 0},
+			"p99-us": {300, 310, 320}, "p99.9-us": {900, 1000, 1100}, "max-us": {5000, 5000, 5000},
+			"cpu-us/req": cpu, "cpu-%": {30, 31, 32},
+			"host-p99-us": {100, 100, 100}, "host-p99.9-us": {1200, 1200, 1200}, "host-max-us": {4000, 4000, 4000}, "host-rt": {1, 1, 1}}
+		l, ok := report.LatPoint(name, s, "")
+		if !ok {
+			t.Fatalf("LatPoint(%s) refused", name)
+		}
+		return l
+	}
+	rep := report.Report{Sections: map[string]report.Section{"latency": {Rounds: 3, Date: "2026-12-04 13:00 UTC"}},
+		Latency: []report.Lat{at("nethttp/of=25%/c=50", 40, 44, 48), at("nginx/of=25%/c=50", 20, 20, 20), at("nethttp/r=10000/c=50", 30, 30, 30)}}
+	report.SortLat(rep.Latency)
+	text := CostAtLoad(rep)
+	for _, want := range []string{
+		"| server (share of its own ceiling) | 25 % | at its ceiling |",
+		"| nethttp | 44.00 (40.00–48.00); 2.20 (2.00–2.40) [range of 3] | – |",
+		"| nginx | 20.00 (20.00–20.00) | – |",
+		"| server (rate, req/s) | 10\u2009000 |",
+		"| nethttp | 30.00 (30.00–30.00) |",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the section lacks %q:\n%s", want, text)
+		}
+	}
+	if got := atLoad(rep, "nethttp"); got != "44.00 (40.00–48.00); 2.20 (2.00–2.40) [range of 3]" {
+		t.Errorf("the pick table's load cell: %q", got)
+	}
+	rows := latTable(rep.Latency[:1], rep.Latency)
+	for _, want := range []string{"| 310 (300–320) | 1000 (900–1100) (host) |", "| 5000 (5000–5000) | not traced |", "| 30.00 (30.00–30.00) (31 (30–32) %) | 100 (100–100) / 1200 (1200–1200) / 4000 (4000–4000) |"} {
+		if !strings.Contains(rows, want) {
+			t.Errorf("the latency row lacks %q:\n%s", want, rows)
 		}
 	}
 }

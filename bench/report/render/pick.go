@@ -2,8 +2,6 @@ package render
 
 import (
 	"fmt"
-	"slices"
-	"strconv"
 	"strings"
 
 	"hellobench/bench"
@@ -26,7 +24,7 @@ type pickRow struct {
 	name                            string
 	vsNginx, vsFloor, conn, perConn string
 	allocs                          string
-	tail                            string // p99.9 at the common steady rate
+	load                            string // CPU per request at a quarter of its ceiling
 }
 
 func pickRows(rep report.Report) []pickRow {
@@ -39,7 +37,7 @@ func pickRows(rep report.Report) []pickRow {
 		if !ok {
 			continue
 		}
-		r := pickRow{name: s, vsNginx: versus(p.CPUVsNginx), vsFloor: versus(p.CPUVsFloor), allocs: "–", conn: "–", perConn: "–", tail: tailAt(rep, s)}
+		r := pickRow{name: s, vsNginx: versus(p.CPUVsNginx), vsFloor: versus(p.CPUVsFloor), allocs: "–", conn: "–", perConn: "–", load: atLoad(rep, s)}
 		if m, ok := memory(rep, s, "BenchmarkServeKeepAlive"); ok {
 			r.allocs = median(m.AllocsOp, 0)
 		}
@@ -70,26 +68,36 @@ func pickTable(rep report.Report) string {
 		return ""
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "| stack | CPU per keep-alive request vs nginx | vs the floor | allocs/request | a new connection adds, CPU µs | memory per idle connection (10 000 held) | p99.9 at a steady %s req/s, µs |\n|---|--:|--:|--:|--:|--:|--:|\n", num(report.LatRate, 0))
+	fmt.Fprintf(&b, "| stack | CPU per keep-alive request vs nginx | vs the floor | allocs/request | a new connection adds, CPU µs | memory per idle connection (10 000 held) | CPU µs per request at %s of its ceiling; vs nginx at %s of its |\n|---|--:|--:|--:|--:|--:|--:|\n", pickLoad, pickLoad)
 	for _, r := range rows {
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", r.name, r.vsNginx, r.vsFloor, r.allocs, r.conn, r.perConn, r.tail)
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", r.name, r.vsNginx, r.vsFloor, r.allocs, r.conn, r.perConn, r.load)
 	}
 	return b.String()
 }
 
-// tailAt is a stack's p99.9 at the common steady rate (make bench-latency),
-// or why it has none.
-func tailAt(rep report.Report, server string) string {
-	l, ok := report.FindLat(rep.Latency, server, "r="+strconv.Itoa(report.LatRate), report.CeilingConns)
+// pickLoad is the load the pick table prices a request at: a quarter of
+// each stack's own ceiling, where services commonly run, and where a
+// request costs far more than at the ceiling.
+const pickLoad = "25 %"
+
+// atLoad is a stack's CPU per request at pickLoad of its ceiling (make
+// bench-latency) with its ratio to nginx's at pickLoad of nginx's, round
+// by round, or why it has none.
+func atLoad(rep report.Report, server string) string {
+	label := "of=" + strings.ReplaceAll(pickLoad, " ", "")
+	l, ok := report.FindLat(rep.Latency, server, label, report.CeilingConns)
 	switch {
-	case ok && l.P999.N > 0:
-		return spread(l.P999, 0)
+	case ok && l.CPU != nil:
+		n, ok := report.FindLat(rep.Latency, "nginx", label, report.CeilingConns)
+		if !ok || n.CPU == nil || server == "nginx" {
+			return spread(*l.CPU, 2)
+		}
+		r := bench.Ratio(*l.CPU, *n.CPU)
+		return spread(*l.CPU, 2) + "; " + versus(&r)
 	case ok:
-		return "no round kept"
-	case len(rep.Latency) > 0 && slices.Contains(report.LatServers(rep.Latency), server):
-		return "above 90 % of its ceiling"
+		return "fell over"
 	}
-	return "–"
+	return "not measured in this run"
 }
 
 // PickShort is the README's section: the table and one line per stack.
@@ -107,7 +115,7 @@ func PickShort(rep report.Report) string {
 	}
 	b.WriteString("\nA ratio whose range straddles 1 is a tie. " + source(rep, "ceilings") + "\n")
 	if _, ok := rep.Sections["latency"]; ok {
-		b.WriteString("\nThe p99.9 column: " + source(rep, "latency") + "\n")
+		b.WriteString("\nThe load column: " + source(rep, "latency") + "\n")
 	}
 	return b.String()
 }

@@ -1,0 +1,83 @@
+package stall
+
+import (
+	"os"
+	"runtime"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// TestSeesAStall holds CPU 0 with a real-time busy thread for 30 ms while
+// a sleeper measures it: the sleeper, an ordinary thread, cannot run until
+// it lets go, and must report a wake-up at least that late.
+func TestSeesAStall(t *testing.T) {
+	const hold = 30 * time.Millisecond
+	m, err := Start([]int{0}, time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(50 * time.Millisecond)
+	if err := spin(0, hold); err != nil {
+		m.Stop()
+		t.Skipf("no real-time thread here to stall the CPU with: %v", err)
+	}
+	time.Sleep(50 * time.Millisecond)
+	rs := m.Stop()
+	if len(rs) != 1 || rs[0].CPU != 0 {
+		t.Fatalf("results %+v; want one, of CPU 0", rs)
+	}
+	r := rs[0]
+	t.Logf("CPU 0: %d wake-ups, late by p50 %v, p99 %v, p99.9 %v, max %v", r.Wakeups, r.P50, r.P99, r.P999, r.Max)
+	// 130 ms of 1 ms sleeps, one of them held up by 30 ms.
+	if os.Geteuid() == 0 && !r.RealTime {
+		t.Error("as root, the sleeper did not run real-time")
+	}
+	if r.Wakeups < 20 || r.Wakeups > 130 {
+		t.Errorf("%d wake-ups in about 130 ms of 1 ms sleeps", r.Wakeups)
+	}
+	if r.Max < hold-5*time.Millisecond {
+		t.Errorf("the longest stall seen is %v; CPU 0 was held for %v", r.Max, hold)
+	}
+	if !(r.P50 <= r.P99 && r.P99 <= r.P999 && r.P999 <= r.Max) {
+		t.Errorf("percentiles out of order: %+v", r)
+	}
+}
+
+// spin busies cpu for d on a SCHED_FIFO thread, which no ordinary thread
+// can preempt.
+func spin(cpu int, d time.Duration) error {
+	done := make(chan error)
+	go func() {
+		runtime.LockOSThread() // not unlocked: the real-time thread ends with the goroutine
+		var set unix.CPUSet
+		set.Set(cpu)
+		if err := unix.SchedSetaffinity(0, &set); err != nil {
+			done <- err
+			return
+		}
+		attr := unix.SchedAttr{Size: unix.SizeofSchedAttr, Policy: unix.SCHED_FIFO, Priority: 10}
+		if err := unix.SchedSetAttr(0, &attr, 0); err != nil {
+			done <- err
+			return
+		}
+		for end := time.Now().Add(d); time.Now().Before(end); {
+		}
+		done <- nil
+	}()
+	return <-done
+}
+
+func TestWorstAndErrors(t *testing.T) {
+	w := Worst([]Result{{CPU: 0, RealTime: true, Wakeups: 10, P50: 1, P99: 5, P999: 9, Max: 20}, {CPU: 1, Wakeups: 7, P50: 2, P99: 4, P999: 12, Max: 15}})
+	if w != (Result{RealTime: false, Wakeups: 17, P50: 2, P99: 5, P999: 12, Max: 20}) {
+		t.Errorf("Worst = %+v", w)
+	}
+	if _, err := Start([]int{4096}, time.Millisecond); err == nil {
+		t.Error("a sleeper on CPU 4096: no error")
+	}
+	if _, err := Start(nil, time.Millisecond); err == nil {
+		t.Error("no CPUs: no error")
+	}
+}
