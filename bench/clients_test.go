@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"hellobench/internal/testnet"
 	"hellobench/page"
 )
 
@@ -141,7 +142,7 @@ func TestClientsForReal(t *testing.T) {
 			t.Run(name, func(t *testing.T) { skipMissing(t, errors.New(why)) })
 			continue
 		}
-		closed, _ := FreeAddr() // nobody listens there
+		closed := testnet.Refusing(t) // held, so refusing, until the test ends
 		for _, m := range []Mode{KeepAlive, Pipeline, Close} {
 			srv := startCounter(t)
 			jobs = append(jobs, &job{client: c, mode: m, srv: srv, url: srv.URL + "/hello/world", what: "ok"})

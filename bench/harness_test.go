@@ -17,6 +17,7 @@ import (
 
 	"hellobench/internal/deps"
 	"hellobench/internal/proc"
+	"hellobench/internal/testnet"
 	"hellobench/page"
 )
 
@@ -196,7 +197,7 @@ func TestLoadgenUnreachable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr, _ := FreeAddr() // nobody listens there
+	addr := testnet.Refusing(t)
 	_, err = Loadgen{Bin: bin, CPUs: ""}.Run(Load{URL: "http://" + addr + "/hello/world", Mode: KeepAlive, Connections: 1, Requests: 5})
 	if err == nil {
 		t.Fatal("loadgen against a closed port succeeded")

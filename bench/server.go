@@ -120,9 +120,6 @@ func (s *Server) PID() int { return s.Proc.PID() }
 // Stderr returns what the server has written so far.
 func (s *Server) Stderr() string { return strings.TrimSpace(s.Proc.Output().String()) }
 
-// FreeAddr returns a loopback address with a port nobody listens on now.
-func FreeAddr() (string, error) { return targets.FreeAddr() }
-
 // BareSuffix, after a target's name, starts it bare: as its stack is out
 // of the box, without the server's own framing guards ("fasthttp/bare").
 const BareSuffix = "/bare"

@@ -6,11 +6,12 @@ import (
 	"context"
 	"errors"
 	"math"
-	"net"
 	"os"
 	"syscall"
 	"testing"
 	"time"
+
+	"hellobench/internal/testnet"
 )
 
 // eachEngine runs f as a subtest per I/O engine, so both are held to the
@@ -286,13 +287,8 @@ func TestTimeoutUnderLoad(t *testing.T) {
 // the errno to test for.
 func TestConnectRefused(t *testing.T) {
 	eachEngine(t, func(t *testing.T, engine string) {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		addr := ln.Addr().String()
-		ln.Close()
-		_, err = Run(context.Background(), Config{URL: "http://" + addr + "/", Requests: 10, Concurrency: 2, Engine: engine})
+		addr := testnet.Refusing(t)
+		_, err := Run(context.Background(), Config{URL: "http://" + addr + "/", Requests: 10, Concurrency: 2, Engine: engine})
 		if err == nil || err.Error() != "connect "+addr+": connection refused" {
 			t.Errorf("error %v, want connect %s: connection refused", err, addr)
 		}

@@ -219,7 +219,10 @@ func freeAddr(addr *string) error {
 	return ln.Close()
 }
 
-// FreeAddr returns a loopback address with a port nobody listens on now.
+// FreeAddr returns a loopback address whose port was free a moment ago,
+// for a server to listen on: another process may take it first, which the
+// server's start then reports as "already in use". For a port that must
+// refuse connections, a test holds one (internal/testnet).
 func FreeAddr() (string, error) {
 	var a string
 	err := freeAddr(&a)

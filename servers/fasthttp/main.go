@@ -27,6 +27,7 @@ import (
 
 	"hellobench/page"
 	"hellobench/servers/internal/fasthttpguard"
+	"hellobench/servers/internal/timeouts"
 )
 
 var (
@@ -119,6 +120,10 @@ func main() {
 		"with TCP_DEFER_ACCEPT), logs the start line once all of them listen, and stops them gracefully on SIGINT or SIGTERM")
 	work.Flags(flag.CommandLine)
 	flag.Parse()
+	if err := timeouts.Check(*headerTimeout, *idleTimeout); err != nil {
+		fmt.Fprintf(os.Stderr, "fasthttp: %v\n", err)
+		os.Exit(2)
+	}
 	if err := work.Check(); err != nil {
 		fmt.Fprintf(os.Stderr, "fasthttp: %v\n", err)
 		os.Exit(2)

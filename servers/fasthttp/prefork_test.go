@@ -42,6 +42,57 @@ func freePort(t *testing.T) string {
 	return ln.Addr().String()
 }
 
+// startPrefork starts bin with -prefork at GOMAXPROCS=2 on a free loopback
+// port and waits for its start line; exited receives its exit status, and
+// the test's end kills what is left of its group. The parent binds the
+// port plainly, to find it taken, before its children bind it with
+// SO_REUSEPORT, so the test cannot hold the port for them
+// (internal/testnet), and another process may take it first: a start that
+// finds its port in use is retried on another, as targets.Start does.
+func startPrefork(t *testing.T, bin string) (cmd *exec.Cmd, addr string, out *proc.Output, exited <-chan error) {
+	t.Helper()
+tries:
+	for try := 1; ; try++ {
+		addr, out = freePort(t), new(proc.Output)
+		cmd = exec.Command(bin, "-prefork", "-addr", addr)
+		cmd.Env = append(os.Environ(), "GOMAXPROCS=2")
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		cmd.Stdout, cmd.Stderr = out, out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		pid, status, gone := cmd.Process.Pid, make(chan error, 1), make(chan struct{})
+		go func() {
+			status <- cmd.Wait()
+			close(gone)
+		}()
+		t.Cleanup(func() {
+			syscall.Kill(-pid, syscall.SIGKILL) // on failure: the whole group
+			select {
+			case <-gone:
+			case <-time.After(5 * time.Second):
+			}
+		})
+
+		startLine := regexp.MustCompile(`(?m)^.*fasthttp: listening on ` + regexp.QuoteMeta(addr) + ` \(GOMAXPROCS=2\)\n`)
+		for deadline := time.Now().Add(10 * time.Second); !startLine.MatchString(out.String()); {
+			select {
+			case err := <-status:
+				if try < 3 && strings.Contains(out.String(), "address already in use") {
+					t.Logf("%s; again on another port", strings.TrimSpace(out.String()))
+					continue tries
+				}
+				t.Fatalf("exited before its start line: %v\n%s", err, out.String())
+			case <-time.After(10 * time.Millisecond):
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("no start line in 10 s:\n%s", out.String())
+			}
+		}
+		return cmd, addr, out, status
+	}
+}
+
 func fetch(t *testing.T, addr string) {
 	t.Helper()
 	c, err := net.DialTimeout("tcp", addr, time.Second)
@@ -67,37 +118,8 @@ func fetch(t *testing.T, addr string) {
 // closed, exit 0 within 5 s, and no process of the group left.
 func TestPrefork(t *testing.T) {
 	bin := build(t)
-	addr := freePort(t)
-	cmd := exec.Command(bin, "-prefork", "-addr", addr)
-	cmd.Env = append(os.Environ(), "GOMAXPROCS=2")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	var out proc.Output
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	cmd, addr, out, exited := startPrefork(t, bin)
 	pid := cmd.Process.Pid
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	defer func() {
-		syscall.Kill(-pid, syscall.SIGKILL) // on failure: the whole group
-		select {
-		case <-exited:
-		case <-time.After(5 * time.Second):
-		}
-	}()
-
-	startLine := regexp.MustCompile(`(?m)^.*fasthttp: listening on ` + regexp.QuoteMeta(addr) + ` \(GOMAXPROCS=2\)\n`)
-	for deadline := time.Now().Add(10 * time.Second); !startLine.MatchString(out.String()); {
-		select {
-		case err := <-exited:
-			t.Fatalf("exited before its start line: %v\n%s", err, out.String())
-		case <-time.After(10 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no start line in 10 s:\n%s", out.String())
-		}
-	}
 
 	var children []proc.Stat
 	for _, p := range proc.Group(pid) {

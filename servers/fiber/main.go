@@ -24,6 +24,7 @@ import (
 
 	"hellobench/page"
 	"hellobench/servers/internal/fasthttpguard"
+	"hellobench/servers/internal/timeouts"
 )
 
 // work is the handler's optional work, -work-cpu and -work-wait (see
@@ -95,6 +96,10 @@ func main() {
 	bare := flag.Bool("bare", false, "serve as the stack does out of the box, without this server's framing guards (for the robustness report)")
 	work.Flags(flag.CommandLine)
 	flag.Parse()
+	if err := timeouts.Check(*headerTimeout, *idleTimeout); err != nil {
+		fmt.Fprintf(os.Stderr, "fiber: %v\n", err)
+		os.Exit(2)
+	}
 	if err := work.Check(); err != nil {
 		fmt.Fprintf(os.Stderr, "fiber: %v\n", err)
 		os.Exit(2)

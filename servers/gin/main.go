@@ -25,6 +25,7 @@ import (
 
 	"hellobench/page"
 	"hellobench/servers/internal/nethttpguard"
+	"hellobench/servers/internal/timeouts"
 )
 
 // work is the handler's optional work, -work-cpu and -work-wait (see
@@ -89,6 +90,10 @@ func main() {
 	bare := flag.Bool("bare", false, "serve as gin on net/http does out of the box, without this server's framing guards (for the robustness report)")
 	work.Flags(flag.CommandLine)
 	flag.Parse()
+	if err := timeouts.Check(*headerTimeout, *idleTimeout); err != nil {
+		fmt.Fprintf(os.Stderr, "gin: %v\n", err)
+		os.Exit(2)
+	}
 	if err := work.Check(); err != nil {
 		fmt.Fprintf(os.Stderr, "gin: %v\n", err)
 		os.Exit(2)

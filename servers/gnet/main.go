@@ -31,6 +31,8 @@ import (
 	"time"
 
 	"github.com/panjf2000/gnet/v2"
+
+	"hellobench/servers/internal/timeouts"
 )
 
 func main() {
@@ -42,8 +44,8 @@ func main() {
 		"without it a wait runs off the loop, on the -work-pool goroutines")
 	flag.IntVar(&poolSize, "work-pool", poolSize, "at most this many `goroutines` wait off the event loops at once; further waits queue until one is free")
 	flag.Parse()
-	if *headerTimeout <= 0 || *idleTimeout <= 0 {
-		fmt.Fprintln(os.Stderr, "gnet: -header-timeout and -idle-timeout must be positive")
+	if err := timeouts.Check(*headerTimeout, *idleTimeout); err != nil {
+		fmt.Fprintf(os.Stderr, "gnet: %v\n", err)
 		os.Exit(2)
 	}
 	if err := work.Check(); err != nil {

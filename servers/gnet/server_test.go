@@ -19,6 +19,7 @@ import (
 	"github.com/panjf2000/gnet/v2"
 	"golang.org/x/sys/unix"
 
+	"hellobench/internal/testnet"
 	"hellobench/page"
 )
 
@@ -26,15 +27,12 @@ import (
 // returns it with its address; the engine stops when the test ends.
 func start(t *testing.T, headerTimeout, idleTimeout time.Duration) (*server, string) {
 	t.Helper()
-	// A port of its own, picked as main checks its port: with one event
-	// loop per P, each loop binds the address given with SO_REUSEPORT, so
-	// port 0 would give each loop a different port.
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
+	// A port of its own, held for the test: with one event loop per P,
+	// each loop binds the address given with SO_REUSEPORT, so port 0 would
+	// give each loop a different port; and a port found free, then let go,
+	// may be taken before the loops bind it, or shared with them silently
+	// by another server with SO_REUSEPORT.
+	addr := testnet.ReusePort(t)
 	s := newServer(addr, headerTimeout, idleTimeout)
 	done := make(chan error, 1)
 	go func() { done <- gnet.Run(s, "tcp://"+addr, options()...) }()

@@ -24,6 +24,7 @@ import (
 	"github.com/cloudwego/hertz/pkg/protocol/consts"
 
 	"hellobench/page"
+	"hellobench/servers/internal/timeouts"
 )
 
 // work is the handler's optional work, -work-cpu and -work-wait (see
@@ -87,6 +88,10 @@ func main() {
 	bare := flag.Bool("bare", false, "serve as hertz does out of the box, without this server's guard (for the robustness report)")
 	work.Flags(flag.CommandLine)
 	flag.Parse()
+	if err := timeouts.Check(*headerTimeout, *idleTimeout); err != nil {
+		fmt.Fprintf(os.Stderr, "hertz: %v\n", err)
+		os.Exit(2)
+	}
 	if err := work.Check(); err != nil {
 		fmt.Fprintf(os.Stderr, "hertz: %v\n", err)
 		os.Exit(2)

@@ -23,6 +23,7 @@ import (
 
 	"hellobench/page"
 	"hellobench/servers/internal/nethttpguard"
+	"hellobench/servers/internal/timeouts"
 )
 
 var contentLength = strconv.Itoa(page.Size)
@@ -80,6 +81,10 @@ func main() {
 	bare := flag.Bool("bare", false, "serve as net/http does out of the box, without this server's framing guards (for the robustness report)")
 	work.Flags(flag.CommandLine)
 	flag.Parse()
+	if err := timeouts.Check(*headerTimeout, *idleTimeout); err != nil {
+		fmt.Fprintf(os.Stderr, "nethttp: %v\n", err)
+		os.Exit(2)
+	}
 	if err := work.Check(); err != nil {
 		fmt.Fprintf(os.Stderr, "nethttp: %v\n", err)
 		os.Exit(2)

@@ -18,6 +18,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"hellobench/internal/testnet"
 )
 
 // TestMain runs the command itself when asked: a run against a server in
@@ -63,12 +65,7 @@ func oneLine(t *testing.T, args []string, code int, stderr string, wantCode int,
 }
 
 func TestErrors(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	closed := ln.Addr().String()
-	ln.Close()
+	closed := testnet.Refusing(t)
 	now := time.Now()
 	for _, tc := range []struct {
 		args []string

@@ -20,6 +20,7 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 
 	"hellobench/bench/loadgen"
+	"hellobench/internal/testnet"
 )
 
 // countingListener counts the connections it accepts and the bytes
@@ -326,12 +327,7 @@ func TestStartAt(t *testing.T) {
 		t.Errorf("first (warm-up) request at %v, before %v", got, secs)
 	}
 
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	closed := ln.Addr().String()
-	ln.Close()
+	closed := testnet.Refusing(t)
 	out := filepath.Join(t.TempDir(), "x.hlog")
 	code, _, stderr = runCLI("-q", "-o", out, "http://"+closed+"/")
 	if _, err := os.Stat(out); code != 1 || !strings.Contains(stderr, "connection refused") || !os.IsNotExist(err) {
