@@ -27,7 +27,7 @@ var (
 	flagLatFor     = flag.Duration("lat-for", 3500*time.Millisecond, "how long each BenchmarkLatency point is measured, after -lat-warmup")
 	flagLatWarmup  = flag.Duration("lat-warmup", 500*time.Millisecond, "the warm-up of each BenchmarkLatency point, at its rate on its connections")
 	flagLatLogs    = flag.String("lat-logs", "", "a directory for each BenchmarkLatency point's HdrHistogram interval log (\"\": none)")
-	flagLatServers = flag.String("lat-servers", "", "BenchmarkLatency's servers (default: every server and reference but the floor)")
+	flagLatServers = flag.String("lat-servers", "", "BenchmarkLatency's servers (default: every server and reference, and nginx's A/A twin)")
 	// A 1 ms sleep, jHiccup's default: a thousand wake-ups a second on each
 	// CPU, a fraction of a percent of it.
 	flagStall = flag.Duration("stall", time.Millisecond, "BenchmarkLatency's host stall meter: the sleep of its thread on the server's and the client's CPUs (0: no meter)")
@@ -56,15 +56,17 @@ type ratePoint struct {
 // shares of its own -ceilings, and -many-rate on -many-conns connections;
 // a rate above 90 % of the server's ceiling is skipped. With -block, the
 // servers and the points run in that block's order. b.N is not used.
-func BenchmarkLatency(b *testing.B) {
+func BenchmarkLatency(b *testing.B) { holdAll(b, latencyServers()) }
+
+// holdAll holds each of names at its points, in the block's order.
+func holdAll(b *testing.B, names []string) {
 	cfg, client := setup(b)
 	ceilings := parseCeilings(b, *flagCeilings)
-	names := latencyServers()
 	if *flagBlock >= 0 {
 		names = permute(names, *flagBlock)
 	}
 	for _, name := range names {
-		ceil, ok := ceilings[name]
+		ceil, ok := ceilings[baseName(name)]
 		if !ok {
 			b.Fatalf("-ceilings has no ceiling for %s: run make bench first", name)
 		}
@@ -80,7 +82,7 @@ func BenchmarkLatency(b *testing.B) {
 
 // held starts the server once and measures each point on it.
 func held(b *testing.B, cfg Config, client Client, name string, points []ratePoint) {
-	t, err := targets.Lookup(name)
+	t, err := targets.Lookup(baseName(name))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -109,7 +111,10 @@ func atRate(b *testing.B, cfg Config, client Client, s *Server, p ratePoint, tra
 			b.Fatal(err)
 		}
 	}
-	meter := startMeter(b, cfg)
+	var meter *stall.Meter
+	if !strings.HasSuffix(s.Name, QuietSuffix) {
+		meter = startMeter(b, cfg)
+	}
 	usage := logUsage(s, usagePeriod)
 	st, err := client.Run(l)
 	usageErr := usage.Stop()
@@ -226,16 +231,26 @@ func parseCeilings(b *testing.B, list string) map[string]float64 {
 	return m
 }
 
+// baseName is a target's name in the table, without the suffix of a
+// second instance (TwinSuffix, QuietSuffix).
+func baseName(name string) string {
+	name, _ = strings.CutSuffix(name, TwinSuffix)
+	name, _ = strings.CutSuffix(name, QuietSuffix)
+	return name
+}
+
 // latencyServers are BenchmarkLatency's servers: every server and
-// reference but the floor, which is no stack anyone would run.
+// reference of the table, and nginx's A/A twin beside nginx, the row that
+// says how far two runs of one server differ at a rate.
 func latencyServers() []string {
 	if *flagLatServers != "" {
 		return strings.Split(*flagLatServers, ",")
 	}
 	var names []string
 	for _, n := range targets.Names() {
-		if n != "floor" {
-			names = append(names, n)
+		names = append(names, n)
+		if n == "nginx" {
+			names = append(names, n+TwinSuffix)
 		}
 	}
 	return names

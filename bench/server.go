@@ -129,6 +129,11 @@ const BareSuffix = "/bare"
 // ratio to the first is the run's noise.
 const TwinSuffix = "/aa"
 
+// QuietSuffix, after a target's name, starts another instance of it that
+// the latency benchmarks hold without the host's stall meter running
+// ("nginx/quiet"): set beside the instance held with it, the meter's cost.
+const QuietSuffix = "/quiet"
+
 // InlineSuffix, after a target's name, starts it with its handler's wait
 // on its event loop ("gnet/inline"): the naive form, which blocks the loop.
 const InlineSuffix = "/inline"
@@ -157,6 +162,7 @@ func lookup(name string) (targets.Target, error) {
 // StartWith is Start with the handler doing w before it answers.
 func (c Config) StartWith(name, addr string, w Work) (*Server, error) {
 	base, _ := strings.CutSuffix(name, TwinSuffix)
+	base, _ = strings.CutSuffix(base, QuietSuffix)
 	base, inline := strings.CutSuffix(base, InlineSuffix)
 	base, bare := strings.CutSuffix(base, BareSuffix)
 	t, err := lookup(base)

@@ -83,7 +83,7 @@ func ceilingPoint(server, mode string, conns int, s Samples, usual float64) Poin
 func Build(all map[string]Samples, why map[string]string, sections map[string]Section, conns int) Report {
 	rep := Report{Sections: sections, Usual: usualSpeeds(all)}
 	// The machine the figures come from: the ceilings', else the sweep's.
-	for _, name := range []string{"work", "sweep", "ceilings"} {
+	for _, name := range []string{"load", "latency", "work", "sweep", "ceilings"} {
 		if s, ok := sections[name]; ok && s.Machine.CPU != "" {
 			rep.Machine = s.Machine
 		}
@@ -137,6 +137,14 @@ func Build(all map[string]Samples, why map[string]string, sections map[string]Se
 			if l, ok := LatPoint(strings.TrimPrefix(key, "hellobench/bench/BenchmarkLatency/"), s, why[key]); ok {
 				rep.Latency = append(rep.Latency, l)
 			}
+		case strings.HasPrefix(key, "hellobench/bench/BenchmarkLoad/"):
+			if l, ok := LatPoint(strings.TrimPrefix(key, "hellobench/bench/BenchmarkLoad/"), s, why[key]); ok {
+				rep.Load = append(rep.Load, l)
+			}
+		case strings.HasPrefix(key, "hellobench/bench/BenchmarkCapacity/"):
+			if c, ok := capacityPoint(strings.TrimPrefix(key, "hellobench/bench/BenchmarkCapacity/"), s); ok {
+				rep.Capacity = append(rep.Capacity, c)
+			}
 		case strings.HasPrefix(key, "hellobench/bench/BenchmarkIdle/"):
 			server, c, ok := strings.Cut(strings.TrimPrefix(key, "hellobench/bench/BenchmarkIdle/"), "/c=")
 			if n, err := strconv.Atoi(c); ok && err == nil {
@@ -147,6 +155,10 @@ func Build(all map[string]Samples, why map[string]string, sections map[string]Se
 	}
 	atRefSpeed(rep.Ceilings, rep.Usual)
 	SortLat(rep.Latency)
+	SortLat(rep.Load)
+	sort.Slice(rep.Capacity, func(i, j int) bool {
+		return Rank(rep.Capacity[i].Server) < Rank(rep.Capacity[j].Server) || Rank(rep.Capacity[i].Server) == Rank(rep.Capacity[j].Server) && rep.Capacity[i].Server < rep.Capacity[j].Server
+	})
 	compare(rep.Ceilings)
 	compare(rep.Sweep)
 	sort.Slice(rep.Ceilings, func(i, j int) bool { return pointLess(rep.Ceilings[i], rep.Ceilings[j]) })

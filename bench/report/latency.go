@@ -170,8 +170,10 @@ func SortLat(ls []Lat) {
 			return a.Conns < b.Conns
 		case a.ladderRate() != b.ladderRate():
 			return a.ladderRate() < b.ladderRate()
+		case Rank(a.Server) != Rank(b.Server):
+			return Rank(a.Server) < Rank(b.Server)
 		}
-		return Rank(a.Server) < Rank(b.Server)
+		return a.Server < b.Server
 	})
 }
 
@@ -191,11 +193,17 @@ func LatGroups(ls []Lat) [][]Lat {
 // LatServers are the servers the run held at any rate, in table order.
 func LatServers(ls []Lat) []string {
 	var out []string
-	for _, s := range Order() {
-		if slices.ContainsFunc(ls, func(l Lat) bool { return l.Server == s }) {
-			out = append(out, s)
+	for _, l := range ls {
+		if !slices.Contains(out, l.Server) {
+			out = append(out, l.Server)
 		}
 	}
+	slices.SortFunc(out, func(a, b string) int {
+		if Rank(a) != Rank(b) {
+			return Rank(a) - Rank(b)
+		}
+		return strings.Compare(a, b)
+	})
 	return out
 }
 

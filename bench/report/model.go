@@ -204,6 +204,11 @@ type Report struct {
 	Wait []Point `json:"wait,omitempty"`
 	// Latency is make bench-latency's points: servers held at fixed rates.
 	Latency []Lat `json:"latency,omitempty"`
+	// Load is make bench-load's points (servers held at shares of their
+	// ceilings and at the ladder, for their CPU per request), and Capacity
+	// its search for the rate each holds within a p99 bound.
+	Load     []Lat      `json:"load,omitempty"`
+	Capacity []Capacity `json:"capacity,omitempty"`
 	// Usual is each mode's usual reference speed in the ceilings, CPU µs
 	// per request: the level of the host's speed whose blocks count.
 	Usual map[string]float64 `json:"usual_ref_us_per_req,omitempty"`
@@ -217,10 +222,12 @@ const Twin = "nginx" + bench.TwinSuffix
 // Order is the servers' order in tables and charts.
 func Order() []string { return targets.Names() }
 
-// Rank is a server's place in order(); nginx's twin shares nginx's (and so
-// its colour), and sorts after it by name.
+// Rank is a server's place in order(); nginx's twin and its instance held
+// without the stall meter share nginx's (and so its colour), and sort
+// after it by name.
 func Rank(s string) int {
 	s = strings.TrimSuffix(s, bench.TwinSuffix)
+	s = strings.TrimSuffix(s, bench.QuietSuffix)
 	if i := slices.Index(Order(), s); i >= 0 {
 		return i
 	}

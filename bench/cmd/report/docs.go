@@ -22,7 +22,8 @@ var documents = []document{
 	{"README.md", map[string]func(report.Report) string{"pick": render.PickShort}},
 	{"docs/ceilings.md", map[string]func(report.Report) string{"ceilings": render.CeilingsPage}},
 	{"docs/work.md", map[string]func(report.Report) string{"work": render.WorkPage}},
-	{"docs/latency.md", map[string]func(report.Report) string{"latency": render.LatencyPage, "load": render.CostAtLoad}},
+	{"docs/latency.md", map[string]func(report.Report) string{"latency": render.LatencyPage}},
+	{"docs/load.md", map[string]func(report.Report) string{"load": render.CostAtLoad, "capacity": render.CapacityTable}},
 	{"docs/loadgen.md", map[string]func(report.Report) string{"clients": render.ClientsTable}},
 	{"bench/COSTS.md", map[string]func(report.Report) string{
 		"conditions":      render.Conditions,
@@ -43,8 +44,10 @@ func beginMarker(name string) string {
 		from = "make compare-clients writes it from results/clients.json"
 	case "work":
 		from = "make bench-work writes it from results/results.json"
-	case "latency", "load":
+	case "latency":
 		from = "make bench-latency writes it from results/results.json"
+	case "load", "capacity":
+		from = "make bench-load writes it from results/results.json"
 	}
 	return "<!-- begin generated: " + name + " (" + from + ") -->\n"
 }

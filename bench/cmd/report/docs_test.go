@@ -130,7 +130,7 @@ func handWritten(text string) map[int]string {
 // are not measurements: a tick, a wait bound, a size limit, a Go version,
 // the latency points' CPU sampling period and the stall meter's sleep.
 func allowed(line string) bool {
-	for _, ok := range []string{"20 µs", "100 ms tick", "8 KiB", "Go 1.22", "64 MiB", "every 20 ms", "sleep 1 ms"} {
+	for _, ok := range []string{"20 µs", "100 ms tick", "8 KiB", "Go 1.22", "64 MiB", "every 20 ms", "sleep 1 ms", "5 ms by default"} {
 		if strings.Contains(line, ok) {
 			return true
 		}

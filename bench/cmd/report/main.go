@@ -5,7 +5,7 @@
 //
 // Usage:
 //
-//	report [-run] [-in-memory=false] [-sweep] [-work] [-latency] [-quick] [-blocks 26] [-for 300ms] [-work-blocks 6] [-sweep-rounds 3] [-n 200000] [-out results] [-docs]
+//	report [-run] [-in-memory=false] [-sweep] [-work] [-latency] [-load] [-quick] [-blocks 26] [-for 300ms] [-work-blocks 6] [-sweep-rounds 3] [-n 200000] [-out results] [-docs]
 //
 // The results model and its rules are package report, the markdown and
 // SVG package render; this command runs the benches and writes the files.
@@ -18,7 +18,10 @@
 // connections, -sweep-rounds times in turn, into sweep.txt; with -work the
 // handler-work benchmarks in -work-blocks blocks, into work.txt; with
 // -latency the servers at fixed rates in -latency-rounds rounds, into
-// latency.txt and their HdrHistogram logs into latency/. Without
+// latency.txt and their HdrHistogram logs into latency/; with -load the
+// servers at shares of their ceilings for their CPU per request, in
+// -load-rounds rounds, and the search for the rate each holds within a
+// p99 bound, in -capacity-rounds, into load.txt. Without
 // them it renders what those files hold. Both files are standard `go test
 // -bench` output, with the date and conditions of the run in comment lines:
 // benchstat compares two of them.
@@ -61,7 +64,11 @@ func main() {
 	scaleRun := flag.Bool("scale", false, "run the ceilings on several core counts into scale.txt first (SERVER_CPUS, CLIENT_CPUS)")
 	workRun := flag.Bool("work", false, "run the handler-work benchmarks (CPU work at the ceiling, waits at Little's-law connections) into work.txt first")
 	latencyRun := flag.Bool("latency", false, "run the servers at fixed rates (the ladder, shares of each one's keep-alive ceiling from the ceilings in -out) into latency.txt first, their HdrHistogram logs into latency/")
-	ceilingsFrom := flag.String("ceilings-from", "", "with -latency: the bench.txt whose keep-alive ceilings the shares are of (default: the one in -out)")
+	ceilingsFrom := flag.String("ceilings-from", "", "with -latency or -load: the bench.txt whose keep-alive ceilings the shares are of (default: the one in -out)")
+	loadRun := flag.Bool("load", false, "run the servers at shares of their keep-alive ceilings and the ladder for their CPU per request, and the search for the rate each holds within a p99 bound, into load.txt first (ceilings as -latency takes them)")
+	// Six rounds are the fewest whose order statistics give a 95 % interval.
+	loadRounds := flag.Int("load-rounds", 6, "with -load: rounds of the points, each holding every server once in its own order")
+	capacityRounds := flag.Int("capacity-rounds", 3, "with -load: rounds of the search for the rate within the p99 bound (the first rounds' tails)")
 	latencyRounds := flag.Int("latency-rounds", 3, "with -latency: rounds, each holding every server at every rate once, in its own order")
 	workBlocks := flag.Int("work-blocks", 6, "with -work: blocks, each running every server at every level of work once, in its own order")
 	cores := flag.String("cores", "1,2", "with -scale: the core counts")
@@ -82,17 +89,22 @@ func main() {
 	out := flag.String("out", "results", "output `directory`")
 	docs := flag.Bool("docs", false, "also write the generated sections of README.md, docs/ and bench/COSTS.md")
 	agreeDirs := flag.String("agree", "", "compare the ceilings of several runs' output `directories` (comma-separated) and print the comparison; nothing is run")
+	agreeLoadDirs := flag.String("agree-load", "", "compare make bench-load's figures in several runs' output `directories` (comma-separated) and print it; nothing is run")
 	agreeLatencyDirs := flag.String("agree-latency", "", "compare make bench-latency's p99 at the common rate in several runs' output `directories` (comma-separated) and print it; nothing is run")
 	force := flag.Bool("force", false, "run even when another process is busy on the pinned CPUs (the report says so)")
 	flag.Parse()
 	if flag.NArg() > 0 {
 		log.Fatalf("unexpected arguments %q", flag.Args())
 	}
-	if *rounds < 1 || *sweepRounds < 1 || *n < 1 || *sweepN < 1 || *blocks < 1 || *workBlocks < 1 || *latencyRounds < 1 || *each <= 0 {
-		log.Fatal("-rounds, -sweep-rounds, -blocks, -work-blocks, -latency-rounds, -for, -n and -sweep-n must be positive")
+	if *rounds < 1 || *sweepRounds < 1 || *n < 1 || *sweepN < 1 || *blocks < 1 || *workBlocks < 1 || *latencyRounds < 1 || *loadRounds < 1 || *capacityRounds < 1 || *each <= 0 {
+		log.Fatal("-rounds, -sweep-rounds, -blocks, -work-blocks, -latency-rounds, -load-rounds, -capacity-rounds, -for, -n and -sweep-n must be positive")
 	}
 	if *docs && *quick {
 		log.Fatal("-docs takes a full run's figures, not -quick's")
+	}
+	if *agreeLoadDirs != "" {
+		printed(render.AgreeLoad(strings.Split(*agreeLoadDirs, ",")))
+		return
 	}
 	if *agreeLatencyDirs != "" {
 		printed(render.AgreeLatency(strings.Split(*agreeLatencyDirs, ",")))
@@ -113,7 +125,7 @@ func main() {
 	// keep no partial output.
 	proc.Handle("report", 5*time.Second, removePartial)
 	var forced string
-	if *run || *sweep || *scaleRun || *workRun || *latencyRun {
+	if *run || *sweep || *scaleRun || *workRun || *latencyRun || *loadRun {
 		cfg, err := bench.DefaultConfig()
 		if err != nil {
 			log.Fatal(err)
@@ -130,6 +142,7 @@ func main() {
 	scaleFile := filepath.Join(*out, "scale.txt")
 	workFile := filepath.Join(*out, "work.txt")
 	latencyFile := filepath.Join(*out, "latency.txt")
+	loadFile := filepath.Join(*out, "load.txt")
 	if *run {
 		if err := runAll(root, benchFile, *quick, forced, blockCount(*quick, *blocks), ceilingCommands(*quick, *inMemory, *rounds, *blocks, *each)); err != nil {
 			fatal(err)
@@ -152,6 +165,21 @@ func main() {
 		}
 	}
 
+	if *loadRun {
+		from := benchFile
+		if *ceilingsFrom != "" {
+			from = *ceilingsFrom
+		}
+		ceilings, err := keepAliveCeilings(from)
+		if err != nil {
+			fatal(err)
+		}
+		rounds := blockCount(*quick, *loadRounds)
+		if err := runAll(root, loadFile, *quick, forced, rounds, loadCommands(*quick, rounds, min(rounds, *capacityRounds), ceilings)); err != nil {
+			fatal(err)
+		}
+	}
+
 	if *latencyRun {
 		from := benchFile
 		if *ceilingsFrom != "" {
@@ -162,9 +190,9 @@ func main() {
 		}
 	}
 
-	rep, err := report.Read(map[string]string{"ceilings": benchFile, "sweep": sweepFile, "scale": scaleFile, "work": workFile, "latency": latencyFile})
+	rep, err := report.Read(map[string]string{"ceilings": benchFile, "sweep": sweepFile, "scale": scaleFile, "work": workFile, "latency": latencyFile, "load": loadFile})
 	if err != nil {
-		log.Fatalf("%v: run with -run, -sweep, -scale, -work or -latency", err)
+		log.Fatalf("%v: run with -run, -sweep, -scale, -work, -latency or -load", err)
 	}
 	if rep.Clients, err = report.ReadClients(filepath.Join(*out, "clients.json")); err != nil {
 		log.Fatal(err)
@@ -299,6 +327,30 @@ func latencyCommands(quick bool, rounds int, ceilings, logs string) [][]string {
 	var cmds [][]string
 	for k := range rounds {
 		cmds = append(cmds, goTest(slices.Concat(args, []string{"-block", fmt.Sprint(k)})...))
+	}
+	return cmds
+}
+
+// loadCommands are make bench-load's rounds: in each, every server held
+// at the shares of its ceiling and the ladder (BenchmarkLoad), then in the
+// first searches rounds the search for its rate within the p99 bound
+// (BenchmarkCapacity), each in the round's order; -quick holds two
+// servers at one share and searches in two steps.
+func loadCommands(quick bool, rounds, searches int, ceilings string) [][]string {
+	points := []string{"-rates", "10000,25000,40000", "-of", "0.1,0.25,0.5,0.75,0.9", "-many-conns", "0", "-lat-for", "1s", "-lat-warmup", "300ms"}
+	search := []string{"-lat-for", "1s", "-lat-warmup", "300ms"}
+	if quick {
+		servers := []string{"-lat-servers", quickServers(ceilings)}
+		points = slices.Concat(servers, []string{"-rates", "10000", "-of", "0.25", "-many-conns", "0", "-lat-for", "300ms", "-lat-warmup", "100ms"})
+		search = slices.Concat(servers, []string{"-slo-steps", "2", "-lat-for", "300ms", "-lat-warmup", "100ms"})
+	}
+	var cmds [][]string
+	for k := range rounds {
+		block := []string{"-block", fmt.Sprint(k)}
+		cmds = append(cmds, goTest(slices.Concat([]string{"-bench", "^BenchmarkLoad$", "-benchtime", "1x", "-timeout", "0", "./bench", "-args", "-ceilings", ceilings}, points, block)...))
+		if k < searches {
+			cmds = append(cmds, goTest(slices.Concat([]string{"-bench", "^BenchmarkCapacity$", "-benchtime", "1x", "-timeout", "0", "./bench", "-args", "-ceilings", ceilings}, search, block)...))
+		}
 	}
 	return cmds
 }

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -15,5 +17,36 @@ func TestQuickServers(t *testing.T) {
 		if got := quickServers(c.ceilings); got != c.want {
 			t.Errorf("quickServers(%q) = %q, want %q", c.ceilings, got, c.want)
 		}
+	}
+}
+
+// TestLoadCommands checks make bench-load's rounds: every round holds the
+// servers at their points in its own block's order, and only the first
+// rounds search for the rate within the bound.
+func TestLoadCommands(t *testing.T) {
+	cmds := loadCommands(false, 6, 3, "nethttp=50000,nginx=100000")
+	var load, search []string
+	for _, c := range cmds {
+		line := strings.Join(c, " ")
+		switch {
+		case strings.Contains(line, "^BenchmarkLoad$"):
+			load = append(load, line)
+		case strings.Contains(line, "^BenchmarkCapacity$"):
+			search = append(search, line)
+		default:
+			t.Errorf("a command that is neither: %s", line)
+		}
+	}
+	if len(load) != 6 || len(search) != 3 {
+		t.Fatalf("%d rounds of points and %d of the search; want 6 and 3", len(load), len(search))
+	}
+	for k, line := range load {
+		if !strings.HasSuffix(line, "-block "+strconv.Itoa(k)) || !strings.Contains(line, "-of 0.1,0.25,0.5,0.75,0.9") || !strings.Contains(line, "-ceilings nethttp=50000,nginx=100000") {
+			t.Errorf("round %d: %s", k, line)
+		}
+	}
+	quick := loadCommands(true, 1, 1, "nethttp=50000,nginx=100000")
+	if len(quick) != 2 || !strings.Contains(strings.Join(quick[0], " "), "-lat-servers nethttp,nginx") || !strings.Contains(strings.Join(quick[1], " "), "-slo-steps 2") {
+		t.Errorf("quick: %q", quick)
 	}
 }

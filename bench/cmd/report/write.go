@@ -22,7 +22,8 @@ var reportParts = []render.Part{
 	{From: "scale", Title: "More cores (make bench-scale)", Render: render.ScaleSection},
 	{From: "work", Title: "When the stack matters (make bench-work)", Render: render.WorkSection},
 	{From: "latency", Title: "Latency at a steady load (make bench-latency)", Render: render.LatencySection},
-	{From: "latency", Title: "What a request costs below the ceiling (make bench-latency)", Render: render.CostAtLoad},
+	{From: "load", Title: "What a request costs below the ceiling (make bench-load)", Render: render.CostAtLoad},
+	{From: "load", Title: "The rate one core holds within a p99 bound (make bench-load)", Render: render.CapacityTable},
 }
 
 // write writes results.json, REPORT.md and the charts into dir; a chart

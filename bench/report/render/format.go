@@ -31,6 +31,8 @@ func source(rep report.Report, section string) string {
 		unit = "block"
 	case "work":
 		unit, run = "block", "make bench-work"
+	case "load":
+		run = "make bench-load"
 	case "latency":
 		return fmt.Sprintf("_`make bench-latency`, %s, %s on %s; each cell is %s of the rounds kept._",
 			s.Date, plural(s.Rounds, "round"), rep.Machine.CPU, interval(s.Rounds))

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"hellobench/bench"
 	"hellobench/bench/report"
 )
 
@@ -66,9 +67,10 @@ func TestCostAtLoad(t *testing.T) {
 		}
 		return l
 	}
-	rep := report.Report{Sections: map[string]report.Section{"latency": {Rounds: 3, Date: "2026-12-04 13:00 UTC"}},
-		Latency: []report.Lat{at("nethttp/of=25%/c=50", 40, 44, 48), at("nginx/of=25%/c=50", 20, 20, 20), at("nethttp/r=10000/c=50", 30, 30, 30)}}
-	report.SortLat(rep.Latency)
+	rep := report.Report{Sections: map[string]report.Section{"load": {Rounds: 3, Date: "2026-12-04 13:00 UTC"}},
+		Load:     []report.Lat{at("nethttp/of=25%/c=50", 40, 44, 48), at("nginx/of=25%/c=50", 20, 20, 20), at("nethttp/r=10000/c=50", 30, 30, 30)},
+		Capacity: []report.Capacity{{Server: "nethttp", SLO: 5000, Rate: bench.FigureOf([]float64{30000, 31000, 32000}), Share: bench.FigureOf([]float64{60, 62, 64}), HostP99: bench.FigureOf([]float64{200, 210, 220})}}}
+	report.SortLat(rep.Load)
 	text := CostAtLoad(rep)
 	for _, want := range []string{
 		"| server (share of its own ceiling) | 25 % | at its ceiling |",
@@ -84,7 +86,13 @@ func TestCostAtLoad(t *testing.T) {
 	if got := atLoad(rep, "nethttp"); got != "44.00 (40.00–48.00); 2.20 (2.00–2.40) [range of 3]" {
 		t.Errorf("the pick table's load cell: %q", got)
 	}
-	rows := latTable(rep.Latency[:1], rep.Latency)
+	if got := heldWithin(rep, "nethttp"); got != "31\u2009000 (30\u2009000–32\u2009000)" {
+		t.Errorf("the pick table's capacity cell: %q", got)
+	}
+	if got := CapacityTable(rep); !strings.Contains(got, "| nethttp | 31\u2009000 (30\u2009000–32\u2009000) | 62 (60–64) % | 210 (200–220) |") || !strings.Contains(got, "p99 within 5000 µs") {
+		t.Errorf("the capacity table:\n%s", got)
+	}
+	rows := latTable(rep.Load[:1], rep.Load)
 	for _, want := range []string{"| 310 (300–320) | 1000 (900–1100) (host) |", "| 5000 (5000–5000) | not traced |", "| 30.00 (30.00–30.00) (31 (30–32) %) | 100 (100–100) / 1200 (1200–1200) / 4000 (4000–4000) |"} {
 		if !strings.Contains(rows, want) {
 			t.Errorf("the latency row lacks %q:\n%s", want, rows)

@@ -10,12 +10,12 @@ import (
 )
 
 // CostAtLoad is REPORT.md's part for what a request costs below the
-// ceiling: each server's CPU per request at the shares of its own ceiling
-// and at the common ladder's rates, against nginx's at the same, and its
-// ceiling's beside them.
+// ceiling (make bench-load): each server's CPU per request at the shares
+// of its own ceiling and at the common ladder's rates, against nginx's at
+// the same, and its ceiling's beside them.
 func CostAtLoad(rep report.Report) string {
 	var shares, ladder []report.Lat
-	for _, l := range rep.Latency {
+	for _, l := range rep.Load {
 		switch {
 		case l.CPU == nil || l.Conns != report.CeilingConns:
 		case l.Share() > 0:
@@ -29,7 +29,7 @@ func CostAtLoad(rep report.Report) string {
 	}
 	var b strings.Builder
 	b.WriteString("The server's CPU time per request while loadgen held it at a steady rate on " +
-		fmt.Sprint(report.CeilingConns) + " keep-alive connections (make bench-latency's points), over the measured span after the warm-up; " +
+		fmt.Sprint(report.CeilingConns) + " keep-alive connections, open loop, over the measured span after the warm-up; " +
 		"after the semicolon, its ratio to nginx's at the same share of nginx's own ceiling, or at the same rate, round by round. " +
 		"Below its ceiling a server wakes for fewer requests at a time, so each pays more of the system calls and wake-ups that a saturated server shares among many.\n\n")
 	if len(shares) > 0 {
@@ -38,7 +38,52 @@ func CostAtLoad(rep report.Report) string {
 	if len(ladder) > 0 {
 		b.WriteString(loadTable(rep, ladder, "rate, req/s", func(l report.Lat) string { return num(l.Rate, 0) }, false))
 	}
-	return b.String() + source(rep, "latency") + "\n"
+	b.WriteString(meterLine(rep.Load))
+	return b.String() + source(rep, "load") + "\n"
+}
+
+// meterLine is the stall meter's cost: nginx held without it against
+// nginx held with it, at a quarter of its ceiling, beside the A/A twin's
+// difference from nginx at the same point.
+func meterLine(ls []report.Lat) string {
+	label := "of=" + strings.ReplaceAll(pickLoad, " ", "")
+	n, ok := report.FindLat(ls, "nginx", label, report.CeilingConns)
+	q, okQ := report.FindLat(ls, "nginx"+bench.QuietSuffix, label, report.CeilingConns)
+	a, okA := report.FindLat(ls, "nginx"+bench.TwinSuffix, label, report.CeilingConns)
+	if !ok || !okQ || !okA || n.CPU == nil || q.CPU == nil || a.CPU == nil {
+		return ""
+	}
+	quiet, aa := bench.Ratio(*q.CPU, *n.CPU), bench.Ratio(*a.CPU, *n.CPU)
+	verdict := "outside the A/A interval: the meter's cost shows"
+	if quiet.Median >= aa.Lo && quiet.Median <= aa.Hi {
+		verdict = "within the A/A interval: no cost told apart from the noise"
+	}
+	return fmt.Sprintf("The stall meter's cost: nginx held at %s of its ceiling without the meter, over nginx held with it, %s; "+
+		"the A/A twin (both held with it) over nginx, %s: %s.\n\n", pickLoad, versus(&quiet), versus(&aa), verdict)
+}
+
+// CapacityTable is REPORT.md's part for make bench-load's search: the rate
+// each server held within the p99 bound, against its ceiling, with the
+// host's own stall p99 beside it.
+func CapacityTable(rep report.Report) string {
+	if len(rep.Capacity) == 0 {
+		return ""
+	}
+	slo := rep.Capacity[0].SLO
+	var b strings.Builder
+	fmt.Fprintf(&b, "The highest rate one core held open loop on %d keep-alive connections with its p99 within %s µs, found by bisection between %s and all of its keep-alive ceiling, "+
+		"each step a warm-up then a measured run; a step counts as held when the server kept the rate (within 1 %%) and the p99 was within the bound (a client that fell behind can only fail a step, never pass one). "+
+		"The bound lies well above the host's own stall p99 (measured beside every step), so a rate refused is the server's queue, not the machine's hiccups.\n\n",
+		report.CeilingConns, num(slo, 0), "a fifth")
+	b.WriteString("| server | rate held, req/s | share of its ceiling | host's stall p99 at that rate, µs |\n|---|--:|--:|--:|\n")
+	for _, c := range rep.Capacity {
+		if c.Rate.Max == 0 {
+			fmt.Fprintf(&b, "| %s | none from a fifth of its ceiling up | | |\n", c.Server)
+			continue
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s %% | %s |\n", c.Server, spread(c.Rate, 0), spread(c.Share, 0), spread(c.HostP99, 0))
+	}
+	return b.String() + "\n" + source(rep, "load") + "\n"
 }
 
 // loadTable is one table of CPU per request: a row per server, a column

@@ -25,6 +25,7 @@ type pickRow struct {
 	vsNginx, vsFloor, conn, perConn string
 	allocs                          string
 	load                            string // CPU per request at a quarter of its ceiling
+	held                            string // the rate held within the p99 bound
 }
 
 func pickRows(rep report.Report) []pickRow {
@@ -37,7 +38,7 @@ func pickRows(rep report.Report) []pickRow {
 		if !ok {
 			continue
 		}
-		r := pickRow{name: s, vsNginx: versus(p.CPUVsNginx), vsFloor: versus(p.CPUVsFloor), allocs: "–", conn: "–", perConn: "–", load: atLoad(rep, s)}
+		r := pickRow{name: s, vsNginx: versus(p.CPUVsNginx), vsFloor: versus(p.CPUVsFloor), allocs: "–", conn: "–", perConn: "–", load: atLoad(rep, s), held: heldWithin(rep, s)}
 		if m, ok := memory(rep, s, "BenchmarkServeKeepAlive"); ok {
 			r.allocs = median(m.AllocsOp, 0)
 		}
@@ -68,9 +69,9 @@ func pickTable(rep report.Report) string {
 		return ""
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "| stack | CPU per keep-alive request vs nginx | vs the floor | allocs/request | a new connection adds, CPU µs | memory per idle connection (10 000 held) | CPU µs per request at %s of its ceiling; vs nginx at %s of its |\n|---|--:|--:|--:|--:|--:|--:|\n", pickLoad, pickLoad)
+	fmt.Fprintf(&b, "| stack | CPU per keep-alive request vs nginx | vs the floor | allocs/request | a new connection adds, CPU µs | memory per idle connection (10 000 held) | CPU µs per request at %s of its ceiling; vs nginx at %s of its | req/s one core holds with p99 within %s |\n|---|--:|--:|--:|--:|--:|--:|--:|\n", pickLoad, pickLoad, sloText(rep))
 	for _, r := range rows {
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", r.name, r.vsNginx, r.vsFloor, r.allocs, r.conn, r.perConn, r.load)
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", r.name, r.vsNginx, r.vsFloor, r.allocs, r.conn, r.perConn, r.load, r.held)
 	}
 	return b.String()
 }
@@ -81,14 +82,14 @@ func pickTable(rep report.Report) string {
 const pickLoad = "25 %"
 
 // atLoad is a stack's CPU per request at pickLoad of its ceiling (make
-// bench-latency) with its ratio to nginx's at pickLoad of nginx's, round
+// bench-load) with its ratio to nginx's at pickLoad of nginx's, round
 // by round, or why it has none.
 func atLoad(rep report.Report, server string) string {
 	label := "of=" + strings.ReplaceAll(pickLoad, " ", "")
-	l, ok := report.FindLat(rep.Latency, server, label, report.CeilingConns)
+	l, ok := report.FindLat(rep.Load, server, label, report.CeilingConns)
 	switch {
 	case ok && l.CPU != nil:
-		n, ok := report.FindLat(rep.Latency, "nginx", label, report.CeilingConns)
+		n, ok := report.FindLat(rep.Load, "nginx", label, report.CeilingConns)
 		if !ok || n.CPU == nil || server == "nginx" {
 			return spread(*l.CPU, 2)
 		}
@@ -98,6 +99,28 @@ func atLoad(rep report.Report, server string) string {
 		return "fell over"
 	}
 	return "not measured in this run"
+}
+
+// heldWithin is the rate a stack held within the p99 bound (make
+// bench-load), or why it has none.
+func heldWithin(rep report.Report, server string) string {
+	c, ok := report.FindCapacity(rep.Capacity, server)
+	if !ok {
+		return "not measured in this run"
+	}
+	if c.Rate.Max == 0 {
+		return "none from a fifth of its ceiling"
+	}
+	return spread(c.Rate, 0)
+}
+
+// sloText is the p99 bound of make bench-load's search, as the pick table
+// heads its column.
+func sloText(rep report.Report) string {
+	if len(rep.Capacity) == 0 {
+		return "a bound"
+	}
+	return num(rep.Capacity[0].SLO/1000, 0) + " ms"
 }
 
 // PickShort is the README's section: the table and one line per stack.
@@ -114,8 +137,8 @@ func PickShort(rep report.Report) string {
 		}
 	}
 	b.WriteString("\nA ratio whose range straddles 1 is a tie. " + source(rep, "ceilings") + "\n")
-	if _, ok := rep.Sections["latency"]; ok {
-		b.WriteString("\nThe load column: " + source(rep, "latency") + "\n")
+	if _, ok := rep.Sections["load"]; ok {
+		b.WriteString("\nThe last two columns: " + source(rep, "load") + "\n")
 	}
 	return b.String()
 }
