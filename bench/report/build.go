@@ -145,6 +145,10 @@ func Build(all map[string]Samples, why map[string]string, sections map[string]Se
 			if c, ok := capacityPoint(strings.TrimPrefix(key, "hellobench/bench/BenchmarkCapacity/"), s); ok {
 				rep.Capacity = append(rep.Capacity, c)
 			}
+		case strings.HasPrefix(key, "hellobench/bench/BenchmarkWhy/"):
+			if w, ok := whyPoint(strings.TrimPrefix(key, "hellobench/bench/BenchmarkWhy/"), s); ok {
+				rep.Why = append(rep.Why, w)
+			}
 		case strings.HasPrefix(key, "hellobench/bench/BenchmarkIdle/"):
 			server, c, ok := strings.Cut(strings.TrimPrefix(key, "hellobench/bench/BenchmarkIdle/"), "/c=")
 			if n, err := strconv.Atoi(c); ok && err == nil {
@@ -156,6 +160,13 @@ func Build(all map[string]Samples, why map[string]string, sections map[string]Se
 	atRefSpeed(rep.Ceilings, rep.Usual)
 	SortLat(rep.Latency)
 	SortLat(rep.Load)
+	sort.Slice(rep.Why, func(i, j int) bool {
+		a, b := rep.Why[i], rep.Why[j]
+		if Rank(a.Server) != Rank(b.Server) {
+			return Rank(a.Server) < Rank(b.Server)
+		}
+		return a.Load < b.Load // "of=25%" before "saturated"
+	})
 	sort.Slice(rep.Capacity, func(i, j int) bool {
 		return Rank(rep.Capacity[i].Server) < Rank(rep.Capacity[j].Server) || Rank(rep.Capacity[i].Server) == Rank(rep.Capacity[j].Server) && rep.Capacity[i].Server < rep.Capacity[j].Server
 	})

@@ -96,7 +96,12 @@ func LatPoint(name string, s Samples, why string) (Lat, bool) {
 	}
 	l.Rate = s.figure("rate").Median
 	keep := func(i int) bool {
-		limited := i < len(s["client-limited"]) && s["client-limited"][i] == 1
+		// A client late by no more than the host's own stall p99.9 in the
+		// same round (the meter on its CPU and the server's) was held up
+		// by the host, as the server was: its round counts, and the table
+		// marks the percentiles the host's stalls reach.
+		byHost := i < len(s["host-p99.9-us"]) && i < len(s["late-p99.9-us"]) && s["late-p99.9-us"][i] <= s["host-p99.9-us"][i]
+		limited := i < len(s["client-limited"]) && s["client-limited"][i] == 1 && !byHost
 		short := i < len(s["req/s"]) && i < len(s["rate"]) && s["req/s"][i] < 0.99*s["rate"][i]
 		if limited {
 			l.ClientLimited++

@@ -39,3 +39,43 @@ func FindCapacity(cs []Capacity, server string) (Capacity, bool) {
 	}
 	return Capacity{}, false
 }
+
+// A Why is make bench-load's count of what one server asks of the kernel
+// per request at one load: a quarter of its ceiling, or saturated.
+type Why struct {
+	Server string `json:"server"`
+	Load   string `json:"load"` // "of=25%" or "saturated"
+	// ReqPerSec and Busy say what the load was: the rate achieved and the
+	// server's core's busy share, in percent.
+	ReqPerSec Figure `json:"req_per_sec"`
+	Busy      Figure `json:"server_cpu_pct"`
+	// Per request: system calls, epoll_wait calls (any of its forms), and
+	// context switches, voluntary (the server slept) and involuntary;
+	// EventsPerWait is the events an epoll_wait returned on average.
+	Syscalls      Figure `json:"syscalls_per_req"`
+	EpollWaits    Figure `json:"epoll_waits_per_req"`
+	EventsPerWait Figure `json:"events_per_epoll_wait"`
+	Voluntary     Figure `json:"voluntary_switches_per_req"`
+	Involuntary   Figure `json:"involuntary_switches_per_req"`
+}
+
+// whyPoint reads a BenchmarkWhy name, "server/of=25%" or "server/saturated".
+func whyPoint(name string, s Samples) (Why, bool) {
+	server, load, ok := cutLast(name, "/")
+	if !ok || load != "saturated" && !strings.HasPrefix(load, "of=") || len(s["syscalls/req"]) == 0 {
+		return Why{}, false
+	}
+	return Why{Server: server, Load: load, ReqPerSec: s.figure("req/s"), Busy: s.figure("cpu-%"),
+		Syscalls: s.figure("syscalls/req"), EpollWaits: s.figure("epoll-waits/req"), EventsPerWait: s.figure("events/wait"),
+		Voluntary: s.figure("vcsw/req"), Involuntary: s.figure("ivcsw/req")}, true
+}
+
+// FindWhy returns a server's counts at one load, if counted.
+func FindWhy(ws []Why, server, load string) (Why, bool) {
+	for _, w := range ws {
+		if w.Server == server && w.Load == load {
+			return w, true
+		}
+	}
+	return Why{}, false
+}

@@ -209,6 +209,10 @@ type Report struct {
 	// its search for the rate each holds within a p99 bound.
 	Load     []Lat      `json:"load,omitempty"`
 	Capacity []Capacity `json:"capacity,omitempty"`
+	// Why is make bench-load's count of system calls, epoll_waits and
+	// context switches per request, at a quarter of the ceiling and
+	// saturated.
+	Why []Why `json:"why,omitempty"`
 	// Usual is each mode's usual reference speed in the ceilings, CPU µs
 	// per request: the level of the host's speed whose blocks count.
 	Usual map[string]float64 `json:"usual_ref_us_per_req,omitempty"`

@@ -33,6 +33,7 @@ var documents = []document{
 		"costs-fcgi":      render.Caption(render.CostsFcgi),
 		"costs-pipeline":  render.Caption(render.CostsPipeline),
 		"costs-idle":      render.SweepOne,
+		"costs-why":       render.CostsWhy,
 	}},
 }
 
@@ -46,7 +47,7 @@ func beginMarker(name string) string {
 		from = "make bench-work writes it from results/results.json"
 	case "latency":
 		from = "make bench-latency writes it from results/results.json"
-	case "load", "capacity":
+	case "load", "capacity", "costs-why":
 		from = "make bench-load writes it from results/results.json"
 	}
 	return "<!-- begin generated: " + name + " (" + from + ") -->\n"

@@ -334,22 +334,27 @@ func latencyCommands(quick bool, rounds int, ceilings, logs string) [][]string {
 // loadCommands are make bench-load's rounds: in each, every server held
 // at the shares of its ceiling and the ladder (BenchmarkLoad), then in the
 // first searches rounds the search for its rate within the p99 bound
-// (BenchmarkCapacity), each in the round's order; -quick holds two
+// (BenchmarkCapacity) and the count of what five servers ask of the
+// kernel per request (BenchmarkWhy), each in the round's order; -quick holds two
 // servers at one share and searches in two steps.
 func loadCommands(quick bool, rounds, searches int, ceilings string) [][]string {
 	points := []string{"-rates", "10000,25000,40000", "-of", "0.1,0.25,0.5,0.75,0.9", "-many-conns", "0", "-lat-for", "1s", "-lat-warmup", "300ms"}
 	search := []string{"-lat-for", "1s", "-lat-warmup", "300ms"}
+	var why []string
 	if quick {
 		servers := []string{"-lat-servers", quickServers(ceilings)}
 		points = slices.Concat(servers, []string{"-rates", "10000", "-of", "0.25", "-many-conns", "0", "-lat-for", "300ms", "-lat-warmup", "100ms"})
 		search = slices.Concat(servers, []string{"-slo-steps", "2", "-lat-for", "300ms", "-lat-warmup", "100ms"})
+		why = []string{"-why-servers", quickServers(ceilings), "-why-for", "300ms"}
 	}
 	var cmds [][]string
 	for k := range rounds {
 		block := []string{"-block", fmt.Sprint(k)}
 		cmds = append(cmds, goTest(slices.Concat([]string{"-bench", "^BenchmarkLoad$", "-benchtime", "1x", "-timeout", "0", "./bench", "-args", "-ceilings", ceilings}, points, block)...))
 		if k < searches {
-			cmds = append(cmds, goTest(slices.Concat([]string{"-bench", "^BenchmarkCapacity$", "-benchtime", "1x", "-timeout", "0", "./bench", "-args", "-ceilings", ceilings}, search, block)...))
+			cmds = append(cmds,
+				goTest(slices.Concat([]string{"-bench", "^BenchmarkCapacity$", "-benchtime", "1x", "-timeout", "0", "./bench", "-args", "-ceilings", ceilings}, search, block)...),
+				goTest(slices.Concat([]string{"-bench", "^BenchmarkWhy$", "-benchtime", "1x", "-timeout", "0", "./bench", "-args", "-ceilings", ceilings}, why, block)...))
 		}
 	}
 	return cmds

@@ -25,7 +25,7 @@ func TestQuickServers(t *testing.T) {
 // rounds search for the rate within the bound.
 func TestLoadCommands(t *testing.T) {
 	cmds := loadCommands(false, 6, 3, "nethttp=50000,nginx=100000")
-	var load, search []string
+	var load, search, why []string
 	for _, c := range cmds {
 		line := strings.Join(c, " ")
 		switch {
@@ -33,12 +33,14 @@ func TestLoadCommands(t *testing.T) {
 			load = append(load, line)
 		case strings.Contains(line, "^BenchmarkCapacity$"):
 			search = append(search, line)
+		case strings.Contains(line, "^BenchmarkWhy$"):
+			why = append(why, line)
 		default:
 			t.Errorf("a command that is neither: %s", line)
 		}
 	}
-	if len(load) != 6 || len(search) != 3 {
-		t.Fatalf("%d rounds of points and %d of the search; want 6 and 3", len(load), len(search))
+	if len(load) != 6 || len(search) != 3 || len(why) != 3 {
+		t.Fatalf("%d rounds of points, %d of the search and %d of the counts; want 6, 3 and 3", len(load), len(search), len(why))
 	}
 	for k, line := range load {
 		if !strings.HasSuffix(line, "-block "+strconv.Itoa(k)) || !strings.Contains(line, "-of 0.1,0.25,0.5,0.75,0.9") || !strings.Contains(line, "-ceilings nethttp=50000,nginx=100000") {
@@ -46,7 +48,7 @@ func TestLoadCommands(t *testing.T) {
 		}
 	}
 	quick := loadCommands(true, 1, 1, "nethttp=50000,nginx=100000")
-	if len(quick) != 2 || !strings.Contains(strings.Join(quick[0], " "), "-lat-servers nethttp,nginx") || !strings.Contains(strings.Join(quick[1], " "), "-slo-steps 2") {
+	if len(quick) != 3 || !strings.Contains(strings.Join(quick[0], " "), "-lat-servers nethttp,nginx") || !strings.Contains(strings.Join(quick[1], " "), "-slo-steps 2") {
 		t.Errorf("quick: %q", quick)
 	}
 }

@@ -24,6 +24,7 @@ var reportParts = []render.Part{
 	{From: "latency", Title: "Latency at a steady load (make bench-latency)", Render: render.LatencySection},
 	{From: "load", Title: "What a request costs below the ceiling (make bench-load)", Render: render.CostAtLoad},
 	{From: "load", Title: "The rate one core holds within a p99 bound (make bench-load)", Render: render.CapacityTable},
+	{From: "load", Title: "What the kernel is asked per request, below the ceiling and at it (make bench-load)", Render: render.CostsWhy},
 }
 
 // write writes results.json, REPORT.md and the charts into dir; a chart
@@ -42,6 +43,7 @@ func write(dir string, rep report.Report) error {
 		"memory.svg":   render.MemorySVG(rep),
 		"work.svg":     render.WorkSVG(rep),
 		"latency.svg":  render.LatencySVG(rep),
+		"load.svg":     render.LoadSVG(rep),
 	}
 	for name, text := range files {
 		path := filepath.Join(dir, name)

@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"hellobench/bench"
@@ -30,7 +31,7 @@ func AgreeLoad(dirs []string) (string, error) {
 	}
 	label := "of=" + strings.ReplaceAll(pickLoad, " ", "")
 	fmt.Fprintf(&b, "\n## CPU per request at %s of the ceiling, as a ratio to nginx's\n\n"+
-		"Each cell is the ratio to nginx at %s of nginx's ceiling, paired round by round, the median with %s, and its interval's half-width over the median.\n\n",
+		"Each cell is the ratio to nginx at %s of nginx's ceiling, paired round by round, %s, and its interval's half-width over the median.\n\n",
 		pickLoad, pickLoad, interval(reps[0].Sections["load"].Rounds))
 	b.WriteString(agreeHead(len(reps), "medians' spread"))
 	for _, server := range report.LatServers(reps[0].Load) {
@@ -54,9 +55,10 @@ func AgreeLoad(dirs []string) (string, error) {
 		}
 	}
 	if len(reps[0].Capacity) > 0 {
-		fmt.Fprintf(&b, "\n## The rate held with p99 within %s µs\n\nEach cell is the rate in req/s, the median with %s; the last column is the invocations' medians' spread, half their range over their median, and whether it is within ±10 %%.\n\n",
-			num(reps[0].Capacity[0].SLO, 0), interval(reps[0].Sections["load"].Rounds))
+		fmt.Fprintf(&b, "\n## The rate held with p99 within %s µs\n\nEach cell is the rate in req/s, %s over the search's rounds; the last column is the invocations' medians' spread, half their range over their median, and whether it is within ±10 %%.\n\n",
+			num(reps[0].Capacity[0].SLO, 0), interval(reps[0].Capacity[0].Rate.N))
 		b.WriteString(agreeHead(len(reps), "medians' spread"))
+		var noisy []string
 		for _, c := range reps[0].Capacity {
 			var cells []string
 			var medians []float64
@@ -68,10 +70,38 @@ func AgreeLoad(dirs []string) (string, error) {
 			if len(cells) == len(reps) {
 				w := halfWidth(bench.FigureOf(medians))
 				fmt.Fprintf(&b, "| %s | %s | ±%.1f %% (%s) |\n", c.Server, strings.Join(cells, " | "), 100*w, yesNo(w <= 0.10))
+				if w > 0.10 {
+					noisy = append(noisy, c.Server)
+				}
 			}
+		}
+		if len(noisy) > 0 {
+			fmt.Fprintf(&b, "\n**Not within ±10 %%: %s.** The machine was too noisy for one search to find their rate: %s\n", strings.Join(noisy, ", "), hostStalls(reps))
 		}
 	}
 	return b.String(), nil
+}
+
+// hostStalls says how long the host's own stalls were at the load points
+// of every invocation (the range of the points' medians): a search step
+// whose second holds a few such stalls misses a p99 bound of a few
+// milliseconds however fast the server.
+func hostStalls(reps []report.Report) string {
+	var p99, p999, most []float64
+	for _, r := range reps {
+		for _, l := range r.Load {
+			if l.HostP99 != nil {
+				p99, p999, most = append(p99, l.HostP99.Median), append(p999, l.HostP999.Median), append(most, l.HostMax.Median)
+			}
+		}
+	}
+	if len(p99) == 0 {
+		return "the host's stalls were not measured."
+	}
+	span := func(v []float64) string { return num(slices.Min(v), 0) + "–" + num(slices.Max(v), 0) + " µs" }
+	return fmt.Sprintf("at the load points of the %d invocations the host's own stalls (the stall meter's later CPU) reached p99 %s, p99.9 %s and at most %s, "+
+		"so one second at a rate the server holds can still see its p99 pushed over the bound, and the bisection then searches below it.",
+		len(reps), span(p99), span(p999), span(most))
 }
 
 // agreeHead is the head of a table with a column per invocation.

@@ -141,14 +141,20 @@ func LatencySection(rep report.Report) string {
 // latIntro says how the points were measured.
 func latIntro(rep report.Report) string {
 	s := rep.Sections["latency"]
+	var byHost, hostNote string
+	if _, host := latExtras(rep.Latency); host {
+		byHost = ", or no more than the host's own stall p99.9 in that round: then the host held the client up as it held the server"
+		hostNote = " Beside each row, the host's own stalls during the point (package bench/stall: a real-time thread on the server's and on the client's CPU sleeping " +
+			"a millisecond at a time, the later wake-up of the two), and each percentile at or below the host's marked (host): such a figure is the machine's, not the stack's."
+	}
 	return fmt.Sprintf("Each server, pinned as for the ceilings, held by loadgen at fixed rates on keep-alive connections, open loop: "+
 		"each request is due at its time whatever the server does, and its latency counts from then, so a stall is charged to every request it delayed "+
 		"(coordinated omission corrected). %s, each running every server once in its own order, and each server's points in an order that changes from round to round; "+
 		"each point is a warm-up on its connections, then a measured run (its HdrHistogram interval log is in latency/). "+
-		"A round counts only if loadgen kept its pace (send lateness p99.9 within the larger of 10 %% of the latency p99.9 and 50 µs) "+
+		"A round counts only if loadgen kept its pace (send lateness p99.9 within the larger of 10 %% of the latency p99.9 and 50 µs%s) "+
 		"and the server its rate (within 1 %%). Collections are the Go runtime's (GODEBUG=gctrace=1) that began during the measured run, "+
-		"with the longest stop-the-world pause among them.\n\n%s\n",
-		plural(s.Rounds, "round"), lateLine(rep.Latency))
+		"with the longest stop-the-world pause among them.%s\n\n%s\n",
+		plural(s.Rounds, "round"), byHost, hostNote, lateLine(rep.Latency))
 }
 
 // lateLine is loadgen's own send lateness at the top of the ladder,

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"hellobench/bench"
 	"hellobench/bench/report"
 )
 
@@ -45,9 +46,10 @@ func LatencySVG(rep report.Report) string {
 	if len(ps) == 0 {
 		return ""
 	}
+	ps = append(ps, hostLine(rep.Latency)...)
 	s := &svg{}
 	s.heading(fmt.Sprintf("Latency against percentile at a steady %s req/s, keep-alive, %d connections", num(report.LatRate, 0), report.CeilingConns),
-		"marker: median of the rounds; whisker: their range; latency from each request's due time")
+		"marker: median of the rounds; whisker: their range; latency from each request's due time; host: its own stalls, median and range over the points")
 	y := s.sweepPanel(ps, chartPanel{ytitle: "latency, µs (log scale)", log: true,
 		val:    func(p report.Point) report.Figure { return p.P50 },
 		tick:   countTick,
@@ -64,6 +66,28 @@ func LatencySVG(rep report.Report) string {
 		y += 18
 	}
 	return s.finishSweep(ps, y)
+}
+
+// hostName is the line of the host's own stalls on the latency chart.
+const hostName = "host (its stalls)"
+
+// hostLine is the host's own stall p99 and p99.9 (package stall) at the
+// common rate, over every server's point there: a stack's line at or
+// under it at a percentile shows the machine, not the stack.
+func hostLine(ls []report.Lat) []report.Point {
+	var p99, p999 []float64
+	for _, l := range ls {
+		if l.Label == "r="+strconv.Itoa(report.LatRate) && l.Conns == report.CeilingConns && l.HostP99 != nil {
+			p99, p999 = append(p99, l.HostP99.Median), append(p999, l.HostP999.Median)
+		}
+	}
+	if len(p99) == 0 {
+		return nil
+	}
+	return []report.Point{
+		{Server: hostName, Mode: "keepalive", Conns: report.CeilingConns, P50: bench.FigureOf(p99), Wait: 100},
+		{Server: hostName, Mode: "keepalive", Conns: report.CeilingConns, P50: bench.FigureOf(p999), Wait: 1000},
+	}
 }
 
 // nineOf labels an axis position.

@@ -55,7 +55,10 @@ func meterLine(ls []report.Lat) string {
 	}
 	quiet, aa := bench.Ratio(*q.CPU, *n.CPU), bench.Ratio(*a.CPU, *n.CPU)
 	verdict := "outside the A/A interval: the meter's cost shows"
-	if quiet.Median >= aa.Lo && quiet.Median <= aa.Hi {
+	switch within := quiet.Median >= aa.Lo && quiet.Median <= aa.Hi; {
+	case within && (quiet.Lo > 1 || quiet.Hi < 1):
+		verdict = "within the A/A interval, but its own interval leaves out 1: the meter moves nginx's CPU per request, if by less than two instances of nginx differ"
+	case within:
 		verdict = "within the A/A interval: no cost told apart from the noise"
 	}
 	return fmt.Sprintf("The stall meter's cost: nginx held at %s of its ceiling without the meter, over nginx held with it, %s; "+
@@ -83,7 +86,9 @@ func CapacityTable(rep report.Report) string {
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s %% | %s |\n", c.Server, spread(c.Rate, 0), spread(c.Share, 0), spread(c.HostP99, 0))
 	}
-	return b.String() + "\n" + source(rep, "load") + "\n"
+	s := rep.Sections["load"]
+	n := rep.Capacity[0].Rate.N
+	return b.String() + "\n" + fmt.Sprintf("_`make bench-load`, %s, %s of the search on %s; each cell is %s._\n", s.Date, plural(n, "round"), rep.Machine.CPU, interval(n))
 }
 
 // loadTable is one table of CPU per request: a row per server, a column

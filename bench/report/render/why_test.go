@@ -1,0 +1,36 @@
+package render
+
+import (
+	"strings"
+	"testing"
+
+	"hellobench/bench"
+	"hellobench/bench/report"
+)
+
+// TestCostsWhy checks COSTS.md's counts per request: a row per server and
+// load, and the line that sets a quarter of the ceiling against saturation.
+func TestCostsWhy(t *testing.T) {
+	f := func(v ...float64) report.Figure { return bench.FigureOf(v) }
+	rep := report.Report{Sections: map[string]report.Section{"load": {Rounds: 6, Date: "2026-12-04 13:00 UTC"}},
+		Why: []report.Why{
+			{Server: "nginx", Load: "of=25%", ReqPerSec: f(25000, 25000, 25000), Busy: f(30, 31, 32), Syscalls: f(2.6, 2.6, 2.7),
+				EpollWaits: f(0.6, 0.6, 0.6), EventsPerWait: f(1.7, 1.7, 1.7), Voluntary: f(0.54, 0.55, 0.56), Involuntary: f(0.01, 0.01, 0.01)},
+			{Server: "nginx", Load: "saturated", ReqPerSec: f(100000, 100000, 100000), Busy: f(99, 99, 99), Syscalls: f(2, 2, 2),
+				EpollWaits: f(0.04, 0.04, 0.04), EventsPerWait: f(25, 25, 25), Voluntary: f(0.005, 0.005, 0.005), Involuntary: f(0.01, 0.01, 0.01)},
+		}}
+	got := CostsWhy(rep)
+	for _, want := range []string{
+		"| nginx | 25 % of its ceiling | 25\u2009000 (25\u2009000–25\u2009000) (31 (30–32) %) | 2.60 (2.60–2.70) | 0.600 (0.600–0.600) | 1.7 (1.7–1.7) | 0.550 (0.540–0.560) | 0.010 (0.010–0.010) |",
+		"| nginx | saturated |",
+		"- **nginx**: at a quarter of its ceiling a request costs 1.3 times the system calls and 15.0 times the epoll_waits it costs saturated, and 0.550 voluntary context switches against 0.005.",
+		"3 rounds",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the section lacks %q:\n%s", want, got)
+		}
+	}
+	if CostsWhy(report.Report{}) != "" {
+		t.Error("a run without counts renders a section")
+	}
+}
