@@ -1,0 +1,206 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"hellobench/bench/report"
+)
+
+// This file holds the go test commands each bench runs, a block or round
+// at a time, and what they need from a run before them.
+
+// goTest is a go test command that runs benchmarks only.
+func goTest(args ...string) []string {
+	return append([]string{"go", "test", "-run", "^$"}, args...)
+}
+
+// ceilingCommands are the in-memory benchmarks, then the ceilings in
+// blocks: each block runs every server once in each mode, in the block's
+// own order (bench.Order), for the same time each.
+func ceilingCommands(quick, inMemory bool, rounds, blocks int, each time.Duration) [][]string {
+	var cmds [][]string
+	if quick {
+		if inMemory {
+			cmds = append(cmds, goTest("-bench", ".", "-benchmem", "-cpu", "1", "-benchtime", "20000x", "./servers/..."))
+		}
+		return append(cmds, goTest("-bench", "Ceiling", "-benchtime", "1x", "-timeout", "0", "./bench", "-args", "-modes", "keepalive", "-warmup", "2000", "-for", "200ms", "-block", "0"))
+	}
+	if inMemory {
+		cmds = append(cmds, goTest("-bench", ".", "-benchmem", "-cpu", "1", "-count", fmt.Sprint(rounds), "./servers/..."))
+	}
+	for k := range blocks {
+		cmds = append(cmds, goTest("-bench", "Ceiling", "-benchtime", "1x", "-timeout", "0", "./bench", "-args", "-for", each.String(), "-block", fmt.Sprint(k)))
+	}
+	return cmds
+}
+
+// workCommands are bench-work's blocks: each runs every server at every
+// level of CPU work, then at every wait, in the block's order.
+func workCommands(quick bool, blocks int, each time.Duration) [][]string {
+	work, wait := []string{"-for", each.String()}, []string(nil)
+	if quick {
+		blocks = 1
+		work = []string{"-for", "200ms", "-warmup", "2000", "-work-cpu", "0,20us"}
+		wait = []string{"-wait", "10ms", "-wait-for", "400ms"}
+	}
+	var cmds [][]string
+	for k := range blocks {
+		block := []string{"-timeout", "0", "./bench", "-args", "-block", fmt.Sprint(k)}
+		cmds = append(cmds,
+			goTest(slices.Concat([]string{"-bench", "^BenchmarkWork$", "-benchtime", "1x"}, block, work)...),
+			goTest(slices.Concat([]string{"-bench", "^BenchmarkWait$", "-benchtime", "1x"}, block, wait)...))
+	}
+	return cmds
+}
+
+// runLatency runs make bench-latency's rounds into file, the points'
+// HdrHistogram logs into out/latency (replaced only when every round ran),
+// at shares of the keep-alive ceilings in ceilingFile.
+func runLatency(root, out, ceilingFile, file string, quick bool, forced string, rounds int) error {
+	ceilings, err := keepAliveCeilings(ceilingFile)
+	if err != nil {
+		return err
+	}
+	logs, err := filepath.Abs(filepath.Join(out, "latency"))
+	if err != nil {
+		return err
+	}
+	tmp := logs + ".partial"
+	os.RemoveAll(tmp)
+	defer os.RemoveAll(tmp)
+	rounds = blockCount(quick, rounds)
+	// The test binary runs in bench/: the path from there, so that the
+	// commands recorded name no directory of this machine.
+	rel, err := filepath.Rel(filepath.Join(root, "bench"), tmp)
+	if err != nil {
+		return err
+	}
+	if err := runAll(root, file, quick, forced, rounds, latencyCommands(quick, rounds, ceilings, rel)); err != nil {
+		return err
+	}
+	if err := os.RemoveAll(logs); err != nil {
+		return err
+	}
+	return os.Rename(tmp, logs)
+}
+
+// keepAliveCeilings reads each server's keep-alive ceiling, req/s, from a
+// run's bench.txt, as -ceilings takes them: name=req/s,...
+func keepAliveCeilings(file string) (string, error) {
+	if _, err := os.Stat(file); err != nil {
+		return "", fmt.Errorf("-latency: no ceilings in %s to take shares of: run -run (make bench) first", file)
+	}
+	rep, err := report.Read(map[string]string{"ceilings": file})
+	if err != nil {
+		return "", err
+	}
+	var list []string
+	for _, p := range rep.Ceilings {
+		if p.Mode == "keepalive" && p.Implied.N > 0 && !strings.Contains(p.Server, "/") {
+			list = append(list, fmt.Sprintf("%s=%.0f", p.Server, p.Implied.Median))
+		}
+	}
+	if len(list) == 0 {
+		return "", fmt.Errorf("-latency: no saturated keep-alive ceiling in %s", file)
+	}
+	return strings.Join(list, ","), nil
+}
+
+// latencyCommands are make bench-latency's rounds, each holding every
+// server at every rate in the round's order; -quick holds two servers at
+// three points for a second each.
+func latencyCommands(quick bool, rounds int, ceilings, logs string) [][]string {
+	args := []string{"-bench", "^BenchmarkLatency$", "-benchtime", "1x", "-timeout", "0", "./bench", "-args", "-ceilings", ceilings, "-lat-logs", logs}
+	if quick {
+		args = append(args, "-lat-servers", quickServers(ceilings), "-rates", "10000", "-of", "0.5", "-many-conns", "200", "-many-rate", "10000",
+			"-lat-for", "1s", "-lat-warmup", "300ms")
+	}
+	var cmds [][]string
+	for k := range rounds {
+		cmds = append(cmds, goTest(slices.Concat(args, []string{"-block", fmt.Sprint(k)})...))
+	}
+	return cmds
+}
+
+// loadCommands are make bench-load's rounds: in each, every server held
+// at the shares of its ceiling and the ladder (BenchmarkLoad), then in the
+// first searches rounds the search for its rate within the p99 bound
+// (BenchmarkCapacity) and the count of what five servers ask of the
+// kernel per request (BenchmarkWhy), each in the round's order; -quick holds two
+// servers at one share and searches in two steps.
+func loadCommands(quick bool, rounds, searches int, ceilings string) [][]string {
+	points := []string{"-rates", "10000,25000,40000", "-of", "0.1,0.25,0.5,0.75,0.9", "-many-conns", "0", "-lat-for", "1s", "-lat-warmup", "300ms"}
+	search := []string{"-lat-for", "1s", "-lat-warmup", "300ms"}
+	var why []string
+	if quick {
+		servers := []string{"-lat-servers", quickServers(ceilings)}
+		points = slices.Concat(servers, []string{"-rates", "10000", "-of", "0.25", "-many-conns", "0", "-lat-for", "300ms", "-lat-warmup", "100ms"})
+		search = slices.Concat(servers, []string{"-slo-steps", "2", "-lat-for", "300ms", "-lat-warmup", "100ms"})
+		why = []string{"-why-servers", quickServers(ceilings), "-why-for", "300ms"}
+	}
+	var cmds [][]string
+	for k := range rounds {
+		block := []string{"-block", fmt.Sprint(k)}
+		cmds = append(cmds, goTest(slices.Concat([]string{"-bench", "^BenchmarkLoad$", "-benchtime", "1x", "-timeout", "0", "./bench", "-args", "-ceilings", ceilings}, points, block)...))
+		if k < searches {
+			cmds = append(cmds,
+				goTest(slices.Concat([]string{"-bench", "^BenchmarkCapacity$", "-benchtime", "1x", "-timeout", "0", "./bench", "-args", "-ceilings", ceilings}, search, block)...),
+				goTest(slices.Concat([]string{"-bench", "^BenchmarkWhy$", "-benchtime", "1x", "-timeout", "0", "./bench", "-args", "-ceilings", ceilings}, why, block)...))
+		}
+	}
+	return cmds
+}
+
+// quickServers are the two servers -quick holds: net/http and nginx, a Go
+// runtime and the C reference, or in the place of one that had no ceiling
+// in the quick run's single block (its client can be the limit) the first
+// that had one.
+func quickServers(ceilings string) string {
+	var have []string
+	for _, c := range strings.Split(ceilings, ",") {
+		if name, _, _ := strings.Cut(c, "="); name != "floor" { // no stack anyone would run
+			have = append(have, name)
+		}
+	}
+	var pick []string
+	for _, name := range slices.Concat([]string{"nethttp", "nginx"}, have) {
+		if len(pick) < 2 && slices.Contains(have, name) && !slices.Contains(pick, name) {
+			pick = append(pick, name)
+		}
+	}
+	return strings.Join(pick, ",")
+}
+
+// blockCount is a run's rounds (the ceilings': one per block); -quick runs one.
+func blockCount(quick bool, blocks int) int {
+	if quick {
+		return 1
+	}
+	return blocks
+}
+
+// sweepCommands are the sweep and the idle connections, round after round.
+func sweepCommands(rounds, n int) [][]string {
+	var cmds [][]string
+	for range rounds {
+		cmds = append(cmds,
+			goTest("-bench", "Sweep", "-benchtime", fmt.Sprintf("%dx", n), "-timeout", "0", "./bench"),
+			goTest("-bench", "Idle", "-benchtime", "1x", "-timeout", "0", "./bench"))
+	}
+	return cmds
+}
+
+// scaleCommands are the keep-alive ceilings on each core count, round after
+// round.
+func scaleCommands(rounds, n int, cores string) [][]string {
+	var cmds [][]string
+	for range rounds {
+		cmds = append(cmds, goTest("-bench", "Scale", "-benchtime", fmt.Sprintf("%dx", n), "-timeout", "0", "./bench", "-args", "-cores", cores))
+	}
+	return cmds
+}
