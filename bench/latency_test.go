@@ -61,6 +61,20 @@ func BenchmarkLatency(b *testing.B) { holdAll(b, latencyServers()) }
 // holdAll holds each of names at its points, in the block's order.
 func holdAll(b *testing.B, names []string) {
 	cfg, client := setup(b)
+	withCeilings(b, names, func(name string, ceil float64) {
+		points := ratePoints(b, ceil)
+		if *flagBlock >= 0 {
+			points = permute(points, *flagBlock)
+		}
+		b.Run(name, func(b *testing.B) {
+			held(b, cfg, client, name, points)
+		})
+	})
+}
+
+// withCeilings calls f for each of names, in the block's order (-block),
+// with the keep-alive ceiling -ceilings gives its table name.
+func withCeilings(b *testing.B, names []string, f func(name string, ceiling float64)) {
 	ceilings := parseCeilings(b, *flagCeilings)
 	if *flagBlock >= 0 {
 		names = permute(names, *flagBlock)
@@ -70,13 +84,7 @@ func holdAll(b *testing.B, names []string) {
 		if !ok {
 			b.Fatalf("-ceilings has no ceiling for %s: run make bench first", name)
 		}
-		points := ratePoints(b, ceil)
-		if *flagBlock >= 0 {
-			points = permute(points, *flagBlock)
-		}
-		b.Run(name, func(b *testing.B) {
-			held(b, cfg, client, name, points)
-		})
+		f(name, ceil)
 	}
 }
 

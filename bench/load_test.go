@@ -42,23 +42,14 @@ func BenchmarkLoad(b *testing.B) {
 // step that passed. With -block, the servers run in that block's order.
 func BenchmarkCapacity(b *testing.B) {
 	cfg, client := setup(b)
-	ceilings := parseCeilings(b, *flagCeilings)
 	if *flagSLO <= 0 || *flagSLOSteps < 1 || *flagSLOLo <= 0 || *flagSLOLo >= 1 {
 		b.Fatalf("-slo %v, -slo-steps %d, -slo-lo %g: want a positive bound, a step or more, a share in (0, 1)", *flagSLO, *flagSLOSteps, *flagSLOLo)
 	}
-	names := latencyServers()
-	if *flagBlock >= 0 {
-		names = permute(names, *flagBlock)
-	}
-	for _, name := range names {
-		ceil, ok := ceilings[baseName(name)]
-		if !ok {
-			b.Fatalf("-ceilings has no ceiling for %s: run make bench first", name)
-		}
+	withCeilings(b, latencyServers(), func(name string, ceil float64) {
 		b.Run(fmt.Sprintf("%s/p99=%dus", name, flagSLO.Microseconds()), func(b *testing.B) {
 			capacity(b, cfg, client, name, ceil)
 		})
-	}
+	})
 }
 
 // capacity bisects one server's rates, started once.

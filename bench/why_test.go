@@ -36,7 +36,6 @@ const tracefs = "/sys/kernel/tracing"
 // process of the server). With -block, the servers run in its order.
 func BenchmarkWhy(b *testing.B) {
 	cfg, client := setup(b)
-	ceilings := parseCeilings(b, *flagCeilings)
 	perf, err := exec.LookPath("perf")
 	if err != nil {
 		b.Skip(deps.NotInstalled("perf"))
@@ -44,15 +43,7 @@ func BenchmarkWhy(b *testing.B) {
 	if err := mountTracefs(); err != nil {
 		b.Skipf("no tracepoints to count with: %v", err)
 	}
-	names := strings.Split(*flagWhyServers, ",")
-	if *flagBlock >= 0 {
-		names = permute(names, *flagBlock)
-	}
-	for _, name := range names {
-		ceil, ok := ceilings[name]
-		if !ok {
-			b.Fatalf("-ceilings has no ceiling for %s: run make bench first", name)
-		}
+	withCeilings(b, strings.Split(*flagWhyServers, ","), func(name string, ceil float64) {
 		b.Run(name, func(b *testing.B) {
 			s := start(b, cfg, name)
 			for _, p := range []struct {
@@ -62,7 +53,7 @@ func BenchmarkWhy(b *testing.B) {
 				b.Run(p.label, func(b *testing.B) { counted(b, perf, client, s, p.rate) })
 			}
 		})
-	}
+	})
 }
 
 // mountTracefs mounts the tracepoints' file system where it is not yet.
