@@ -1,6 +1,8 @@
 package report
 
 import (
+	"cmp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -160,16 +162,11 @@ func Build(all map[string]Samples, why map[string]string, sections map[string]Se
 	atRefSpeed(rep.Ceilings, rep.Usual)
 	SortLat(rep.Latency)
 	SortLat(rep.Load)
-	sort.Slice(rep.Why, func(i, j int) bool {
-		a, b := rep.Why[i], rep.Why[j]
-		if Rank(a.Server) != Rank(b.Server) {
-			return Rank(a.Server) < Rank(b.Server)
-		}
-		return a.Load < b.Load // "of=25%" before "saturated"
+	slices.SortFunc(rep.Why, func(a, b Why) int {
+		return cmp.Or(CompareServers(a.Server, b.Server), strings.Compare(a.Load, b.Load)) // "of=25%" before "saturated"
 	})
-	sort.Slice(rep.Capacity, func(i, j int) bool {
-		return Rank(rep.Capacity[i].Server) < Rank(rep.Capacity[j].Server) || Rank(rep.Capacity[i].Server) == Rank(rep.Capacity[j].Server) && rep.Capacity[i].Server < rep.Capacity[j].Server
-	})
+	slices.SortFunc(rep.Capacity, func(a, b Capacity) int { return CompareServers(a.Server, b.Server) })
+
 	compare(rep.Ceilings)
 	compare(rep.Sweep)
 	sort.Slice(rep.Ceilings, func(i, j int) bool { return pointLess(rep.Ceilings[i], rep.Ceilings[j]) })

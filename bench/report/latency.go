@@ -203,13 +203,17 @@ func LatServers(ls []Lat) []string {
 			out = append(out, l.Server)
 		}
 	}
-	slices.SortFunc(out, func(a, b string) int {
-		if Rank(a) != Rank(b) {
-			return Rank(a) - Rank(b)
-		}
-		return strings.Compare(a, b)
-	})
+	slices.SortFunc(out, CompareServers)
 	return out
+}
+
+// CompareServers orders servers as the tables do: by Rank, then by name
+// (nginx before its second instances).
+func CompareServers(a, b string) int {
+	if Rank(a) != Rank(b) {
+		return Rank(a) - Rank(b)
+	}
+	return strings.Compare(a, b)
 }
 
 // FindLat returns a server's point by label and connections.

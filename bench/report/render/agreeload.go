@@ -29,7 +29,7 @@ func AgreeLoad(dirs []string) (string, error) {
 		s := r.Sections["load"]
 		fmt.Fprintf(&b, "- %d: `%s`, %s, %s\n", i+1, dirs[i], s.Date, plural(s.Rounds, "round"))
 	}
-	label := "of=" + strings.ReplaceAll(pickLoad, " ", "")
+	label := pickLabel
 	fmt.Fprintf(&b, "\n## CPU per request at %s of the ceiling, as a ratio to nginx's\n\n"+
 		"Each cell is the ratio to nginx at %s of nginx's ceiling, paired round by round, %s, and its interval's half-width over the median.\n\n",
 		pickLoad, pickLoad, interval(reps[0].Sections["load"].Rounds))

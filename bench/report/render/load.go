@@ -46,7 +46,7 @@ func CostAtLoad(rep report.Report) string {
 // nginx held with it, at a quarter of its ceiling, beside the A/A twin's
 // difference from nginx at the same point.
 func meterLine(ls []report.Lat) string {
-	label := "of=" + strings.ReplaceAll(pickLoad, " ", "")
+	label := pickLabel
 	n, ok := report.FindLat(ls, "nginx", label, report.CeilingConns)
 	q, okQ := report.FindLat(ls, "nginx"+bench.QuietSuffix, label, report.CeilingConns)
 	a, okA := report.FindLat(ls, "nginx"+bench.TwinSuffix, label, report.CeilingConns)

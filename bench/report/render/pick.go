@@ -81,11 +81,14 @@ func pickTable(rep report.Report) string {
 // request costs far more than at the ceiling.
 const pickLoad = "25 %"
 
+// pickLabel is the points of make bench-load at pickLoad.
+const pickLabel = "of=25%"
+
 // atLoad is a stack's CPU per request at pickLoad of its ceiling (make
 // bench-load) with its ratio to nginx's at pickLoad of nginx's, round
 // by round, or why it has none.
 func atLoad(rep report.Report, server string) string {
-	label := "of=" + strings.ReplaceAll(pickLoad, " ", "")
+	label := pickLabel
 	l, ok := report.FindLat(rep.Load, server, label, report.CeilingConns)
 	switch {
 	case ok && l.CPU != nil:
