@@ -78,7 +78,7 @@ soak: build deps ## 10 minutes of churning keep-alive load per server: RSS and g
 	$(GO) test -count=1 -timeout 0 -run '^TestSoak$$' ./robust -args -soak 10m
 
 fuzz: ## run each fuzzer (gnet's parser, the body framing, both guards) for FUZZTIME (make test replays their seed corpora)
-	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./servers/gnet/http1
+	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./servers/internal/http1
 	$(GO) test -run '^$$' -fuzz '^FuzzBody$$' -fuzztime $(FUZZTIME) ./servers/internal/framing
 	$(GO) test -run '^$$' -fuzz '^FuzzScan$$' -fuzztime $(FUZZTIME) ./servers/internal/nethttpguard
 	$(GO) test -run '^$$' -fuzz '^FuzzScan$$' -fuzztime $(FUZZTIME) ./servers/internal/fasthttpguard

@@ -99,7 +99,7 @@ var All = []Target{
 		"extension-method": {400, "fiber answers a method outside its configured RequestMethods with 400 before routing"},
 	})).routerOn("fasthttp").gives("an Express-style router and middleware on fasthttp; TLS, no HTTP/2; handlers are fiber's, not net/http's"),
 	guarded(goServer("gin", 8083, nil)).routerOn("nethttp").gives("a router with groups and parameters and a middleware chain on net/http, so HTTP/2 and TLS come from net/http; a large middleware ecosystem"),
-	goServer("gnet", 8084, nil).withWaitInline().gives("an event-loop networking library with no HTTP at all: the HTTP/1.1 parser here is this project's own (servers/gnet/http1), so an application on it owns its HTTP, routing and TLS"),
+	goServer("gnet", 8084, nil).withWaitInline().gives("an event-loop networking library with no HTTP at all: the HTTP/1.1 parser here is this project's own (servers/internal/http1), so an application on it owns its HTTP, routing and TLS"),
 	{
 		Name: "fcgi", Kind: Server, Port: 8085, Package: "./servers/fcgi",
 		ServerHeader: "lighttpd",
@@ -124,13 +124,7 @@ var All = []Target{
 	},
 	guarded(goServer("echo", 8086, nil)).routerOn("nethttp").gives("a router with groups, parameters and a middleware chain on net/http, with data binding and rendering helpers; HTTP/2 and TLS from net/http"),
 	guarded(goServer("chi", 8087, nil)).routerOn("nethttp").gives("a small router of net/http handlers: parameters, groups and middleware as plain http.Handler wrappers, so every net/http handler fits; HTTP/2 and TLS from net/http"),
-	guarded(goServer("hertz", 8088, map[string]Deviation{
-		// netpoll reads the socket itself, and hertz keeps no copy of the
-		// request line: its guard (servers/hertz/guard.go) cannot see it.
-		"http-1.2":             {200, "hertz serves any HTTP/x.y as HTTP/1.0 and closes, and keeps no copy of the request line for a guard to check"},
-		"http-2.0":             {200, "hertz serves any HTTP/x.y as HTTP/1.0 and closes, and keeps no copy of the request line for a guard to check"},
-		"header-without-colon": {408, "hertz waits for more after a field line without a colon; the guard's header deadline answers 408 and closes"},
-	})).gives("CloudWeGo's HTTP framework on its own event-loop transport (netpoll): its own request types and router, middleware, HTTP/1.1 (HTTP/2 and TLS through extensions or the standard transport)"),
+	guarded(goServer("hertz", 8088, nil)).gives("CloudWeGo's HTTP framework on its own event-loop transport (netpoll): its own request types and router, middleware, HTTP/1.1 (HTTP/2 and TLS through extensions or the standard transport)"),
 	{
 		Name: "nginx", Kind: Reference, ServerHeader: "nginx",
 		Counted: []string{"nginx"},

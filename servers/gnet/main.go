@@ -2,7 +2,7 @@
 
 // Command gnet serves the hellobench page on github.com/panjf2000/gnet/v2,
 // an event-loop networking library with no HTTP in it: the HTTP/1.1 request
-// parser (package http1, in servers/gnet/http1) and response writer
+// parser (package http1, in servers/internal/http1) and response writer
 // (response.go) are this program's own.
 //
 // It is a complete server, not a benchmark special: it validates requests

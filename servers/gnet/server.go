@@ -15,7 +15,7 @@ import (
 	"github.com/panjf2000/gnet/v2"
 	"golang.org/x/sys/unix"
 
-	"hellobench/servers/gnet/http1"
+	"hellobench/servers/internal/http1"
 )
 
 const (

@@ -1,163 +1,242 @@
 package main
 
 import (
-	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"time"
 
-	"github.com/cloudwego/hertz/pkg/app"
+	"github.com/cloudwego/hertz/pkg/common/config"
 	"github.com/cloudwego/hertz/pkg/network"
+	"github.com/cloudwego/hertz/pkg/network/netpoll"
+
+	"hellobench/servers/internal/http1"
 )
 
-// The guard. netpoll reads each socket into its own buffers, and hertz
-// parses from those: there is no net.Conn to wrap with a scanner, as the
-// fasthttp servers' guard does. What hertz keeps is the raw header
-// section of each request (RequestHeader.RawHeaders), so the guard is a
-// middleware that reads it before any route answers: a request whose
-// framing fields RFC 9112 asks a server to refuse (both Transfer-Encoding
-// and Content-Length, a coding other than a final chunked, a malformed or
-// repeated Content-Length, Transfer-Encoding in HTTP/1.0, a field name
-// that is not a token) is answered 400 (501 for a coding hertz does not
-// know) and the connection closed, so that whatever hertz made of the
-// body, no byte after it is read as a request. What it cannot see is
-// listed as hertz's deviations in the target table and the conformance
-// suite: the request line (hertz serves any HTTP/x.y as 1.0 and keeps no
-// copy of it) and chunk lines (hertz decodes the body before a handler
-// runs). It also drops an empty line between two requests, which hertz
-// refuses.
+// The guard. hertz accepts much that RFC 9112 asks a server to refuse: any
+// HTTP/x.y, served as HTTP/1.0; control characters and separators in the
+// method and target; a field line without a colon, which it waits on;
+// several Host fields; Transfer-Encoding with Content-Length. netpoll reads
+// each socket into buffers of its own and hertz parses from those through
+// network.Reader (Peek, Skip, ReadByte): there is no net.Conn read to
+// wrap, as the fasthttp servers' guard wraps, but the transport hands hertz
+// each connection as a network.Conn, and the guard hands hertz its own in
+// its place. That Conn shows hertz only the bytes the project's own strict
+// parser (servers/internal/http1, gnet's) has checked: a request's head
+// once all of it is in and valid, body bytes once their framing is. At the
+// first byte the parser refuses, hertz sees the stream end there: once it
+// has answered the requests before it, and asks for more, the guard
+// answers the parser's status itself (400, 431, 501 or 505), closes, and
+// drops what hertz writes after. Empty lines before a request line are
+// skipped, as section 2.2 asks and hertz does not.
+//
+// What the parser accepts, hertz frames alike, but for one thing: hertz
+// refuses every chunk extension (common/utils/chunk.go, ParseChunkSize),
+// valid ones too, with 400: listed as hertz's deviations in the
+// conformance suite.
 
-// strict is the guard's middleware.
-func strict(ctx context.Context, c *app.RequestContext) {
-	if status := framing(c.Request.Header.RawHeaders(), c.Request.Header.IsHTTP11()); status != 0 {
-		c.AbortWithMsg(http.StatusText(status), status) // resets the response: first
-		c.SetConnectionClose()
-		return
-	}
-	if d, ok := ctx.Value(deadlineKey{}).(*headerDeadline); ok {
-		d.met()
-	}
-	skipEmptyLines(c.GetReader())
-	c.Next(ctx)
+// transport is netpoll's transport, its connections read through the guard.
+type transport struct{ network.Transporter }
+
+// guardedTransport is the server.WithTransport of the guarded server.
+func guardedTransport(o *config.Options) network.Transporter {
+	return transport{netpoll.NewTransporter(o)}
 }
 
-// skipEmptyLines drops the empty lines already read after this request:
-// RFC 9112 section 2.2 asks a server to ignore one before a request line,
-// as some clients send after a body, and hertz would read it as a
-// malformed request line. The request, body included, has been read, so
-// what follows in the buffer is the next request.
-func skipEmptyLines(r network.Reader) {
-	for r.Len() >= 2 {
-		if b, err := r.Peek(2); err != nil || b[0] != '\r' || b[1] != '\n' {
+func (t transport) ListenAndServe(onData network.OnData) error {
+	return t.Transporter.ListenAndServe(func(ctx context.Context, c any) error {
+		if nc, ok := c.(network.Conn); ok {
+			d, _ := ctx.Value(deadlineKey{}).(*headerDeadline)
+			c = &conn{Conn: nc, deadline: d}
+		}
+		return onData(ctx, c)
+	})
+}
+
+// conn is a connection as hertz reads it through the guard. Offsets count
+// the bytes of the stream since the connection began.
+type conn struct {
+	network.Conn // netpoll's
+	p            http1.Parser
+	read         int64 // the offset hertz has read to
+	checked      int64 // the offset the parser has checked to: hertz may read up to it
+	seen         int   // the bytes past read the parser was last given
+	deadline     *headerDeadline
+	answered     bool // the guard has answered a refused request; hertz's writes are dropped
+}
+
+// need waits until n checked bytes are ahead of hertz, or returns the
+// error that ends the stream for hertz: the guard's answer given, or the
+// connection's.
+func (c *conn) need(n int) error {
+	for c.checked-c.read < int64(n) {
+		c.check()
+		switch {
+		case c.checked-c.read >= int64(n):
+			return nil
+		case c.p.Reason != "":
+			return c.refuse()
+		}
+		// Wait for one byte more than the parser has been given.
+		if _, err := c.Conn.Peek(c.seen + 1); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// check gives the parser what is buffered past what it has checked.
+func (c *conn) check() {
+	for c.p.Reason == "" {
+		if c.p.Idle() && c.read < c.checked {
+			return // the next request waits until hertz has read this one
+		}
+		buf, _ := c.Conn.Peek(c.Conn.Len())
+		c.seen = len(buf)
+		in := buf[c.checked-c.read:]
+		if c.p.Idle() {
+			n := 0
+			for len(in)-n >= 2 && in[n] == '\r' && in[n+1] == '\n' {
+				n += 2
+			}
+			if n > 0 {
+				// Empty lines before a request line (section 2.2): gone
+				// before hertz sees them. Here read == checked.
+				c.Conn.Skip(n)
+				c.seen -= n
+				in = in[n:]
+			}
+			if len(in) == 0 || len(in) == 1 && in[0] == '\r' {
+				return
+			}
+		}
+		n, ev := c.p.Parse(in)
+		c.checked += int64(n)
+		switch ev {
+		case http1.More:
 			return
+		case http1.Header:
+			if c.deadline != nil {
+				c.deadline.met()
+				c.deadline = nil
+			}
 		}
-		r.Skip(2)
 	}
 }
 
-// framing returns the status that refuses a request with the raw header
-// section h, or 0 for one well framed.
-func framing(h []byte, http11 bool) int {
-	var (
-		cl, te      bool   // the fields seen
-		clValue     []byte // Content-Length's value
-		codings     [][]byte
-		lastFraming bool // the last field line was Content-Length or Transfer-Encoding
-	)
-	for len(h) > 0 {
-		var line []byte
-		if i := bytes.IndexByte(h, '\n'); i >= 0 {
-			line, h = h[:i], h[i+1:]
-		} else {
-			line, h = h, nil
-		}
-		line = bytes.TrimSuffix(line, []byte("\r"))
-		if len(line) == 0 {
-			break // the end of the header section
-		}
-		if line[0] == ' ' || line[0] == '\t' {
-			// obs-fold (RFC 9112 section 5.2): refused where it would
-			// continue a framing field.
-			if lastFraming {
-				return http.StatusBadRequest
-			}
-			continue
-		}
-		colon := bytes.IndexByte(line, ':')
-		if colon <= 0 || !token(line[:colon]) {
-			return http.StatusBadRequest
-		}
-		name, value := line[:colon], bytes.Trim(line[colon+1:], " \t")
-		lastFraming = false
-		switch {
-		case bytes.EqualFold(name, []byte("Content-Length")):
-			if !digits(value) || (cl && !bytes.Equal(value, clValue)) {
-				return http.StatusBadRequest
-			}
-			cl, clValue, lastFraming = true, value, true
-		case bytes.EqualFold(name, []byte("Transfer-Encoding")):
-			te, lastFraming = true, true
-			for v := range bytes.SplitSeq(value, []byte(",")) {
-				codings = append(codings, bytes.Trim(v, " \t"))
-			}
-		}
+// refuse answers the request the parser refused, once hertz has answered
+// those before it and asks for its bytes, and ends the stream: hertz
+// closes the connection quietly, or answers an error the guard drops.
+func (c *conn) refuse() error {
+	if c.answered {
+		return io.EOF
 	}
-	if !te {
-		return 0
+	c.answered = true
+	if c.deadline != nil && !c.deadline.met() {
+		return io.EOF // the deadline has answered 408
 	}
-	if cl || !http11 {
-		return http.StatusBadRequest // RFC 9112 section 6.1
-	}
-	// Section 6.3: chunked once, and last.
-	for i, v := range codings {
-		last := i == len(codings)-1
-		switch {
-		case bytes.EqualFold(v, []byte("chunked")):
-			if !last {
-				return http.StatusBadRequest
-			}
-		case last, len(v) == 0, !token(v):
-			return http.StatusBadRequest
-		default:
-			// A coding before chunked that hertz does not decode.
-			return http.StatusNotImplemented
-		}
-	}
-	return 0
+	text := http.StatusText(c.p.Status)
+	resp := fmt.Sprintf("HTTP/1.1 %d %s\r\nServer: hertz\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s",
+		c.p.Status, text, len(text), text)
+	c.Conn.WriteBinary([]byte(resp))
+	c.Conn.Flush()
+	return io.EOF
 }
 
-// token reports whether b is an RFC 9110 token.
-func token(b []byte) bool {
-	for _, c := range b {
-		if c <= ' ' || c >= 0x7f || bytes.IndexByte([]byte(`"(),/:;<=>?@[\]{}`), c) >= 0 {
-			return false
-		}
+// The network.Reader hertz reads: only checked bytes.
+
+func (c *conn) Len() int { return int(c.checked - c.read) }
+
+func (c *conn) Peek(n int) ([]byte, error) {
+	if err := c.need(n); err != nil {
+		return nil, err
 	}
-	return len(b) > 0
+	return c.Conn.Peek(n)
 }
 
-// digits reports whether b is a Content-Length hertz reads as written: 1
-// to 18 decimal digits, so that it cannot wrap.
-func digits(b []byte) bool {
-	if len(b) == 0 || len(b) > 18 {
-		return false
+func (c *conn) Skip(n int) error {
+	if err := c.need(n); err != nil {
+		return err
 	}
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return false
-		}
+	c.read += int64(n)
+	c.seen -= n
+	return c.Conn.Skip(n)
+}
+
+func (c *conn) ReadByte() (byte, error) {
+	if err := c.need(1); err != nil {
+		return 0, err
 	}
-	return true
+	c.read++
+	c.seen--
+	return c.Conn.ReadByte()
+}
+
+func (c *conn) ReadBinary(n int) ([]byte, error) {
+	if err := c.need(n); err != nil {
+		return nil, err
+	}
+	c.read += int64(n)
+	c.seen -= n
+	return c.Conn.ReadBinary(n)
+}
+
+func (c *conn) Read(p []byte) (int, error) {
+	if err := c.need(1); err != nil {
+		return 0, err
+	}
+	p = p[:min(len(p), c.Len())]
+	n, err := c.Conn.Read(p)
+	c.read += int64(n)
+	c.seen -= n
+	return n, err
+}
+
+// The network.Writer: hertz's writes after the guard's answer are dropped.
+
+func (c *conn) Malloc(n int) ([]byte, error) {
+	if c.answered {
+		return make([]byte, n), nil
+	}
+	return c.Conn.Malloc(n)
+}
+
+func (c *conn) WriteBinary(b []byte) (int, error) {
+	if c.answered {
+		return len(b), nil
+	}
+	return c.Conn.WriteBinary(b)
+}
+
+func (c *conn) Flush() error {
+	if c.answered {
+		return nil
+	}
+	return c.Conn.Flush()
+}
+
+// What hertz asks of netpoll's connections beyond network.Conn.
+
+func (c *conn) ToHertzError(err error) error {
+	if n, ok := c.Conn.(network.ErrorNormalization); ok {
+		return n.ToHertzError(err)
+	}
+	return err
+}
+
+func (c *conn) HandleSpecificError(err error, rip string) bool {
+	h, ok := c.Conn.(network.HandleSpecificError)
+	return ok && h.HandleSpecificError(err, rip)
 }
 
 // hertz's read timeout bounds each wait for bytes, not the whole header
 // section: a client sending a byte within each timeout keeps its
 // connection, and a header section cut off by the timeout is answered 400,
 // not 408. headerDeadline answers 408 and closes a connection whose first
-// request has not reached a handler within the header timeout from its
-// connecting, before hertz's own timeout, which the guard sets later,
-// fires. Until then hertz is reading, so nothing else writes.
+// request's head is not in within the header timeout from its connecting,
+// before hertz's own timeout, which the guard sets later, fires. Until the
+// head is in, hertz is waiting for it, so nothing else writes.
 type headerDeadline struct{ t *time.Timer }
 
 type deadlineKey struct{}
@@ -176,5 +255,5 @@ func onConnect(timeout time.Duration) func(context.Context, network.Conn) contex
 	}
 }
 
-// met disarms the deadline: the first request's headers are in.
-func (d *headerDeadline) met() { d.t.Stop() }
+// met disarms the deadline, and reports whether it had not yet fired.
+func (d *headerDeadline) met() bool { return d.t.Stop() }

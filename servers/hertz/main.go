@@ -3,7 +3,7 @@
 // reads each connection into netpoll's buffers, not through net.Conn.
 //
 // hertz accepts much that RFC 9112 asks a server to refuse; unless -bare,
-// a guard (guard.go) refuses what it can see of it.
+// a guard (guard.go) shows hertz only requests a strict parser has checked.
 package main
 
 import (
@@ -66,13 +66,12 @@ func newHertz(ln net.Listener, headerTimeout, idleTimeout time.Duration, bare bo
 		server.WithExitWaitTime(4 * time.Second),
 	}
 	if !bare {
-		opts = append(opts, server.WithOnConnect(onConnect(headerTimeout)))
+		opts = append(opts,
+			server.WithTransport(guardedTransport),
+			server.WithOnConnect(onConnect(headerTimeout)))
 	}
 	h := server.New(opts...) // no Recovery middleware: nothing per request
 	h.Name = "hertz"
-	if !bare {
-		h.Use(strict)
-	}
 	h.GET(page.Path, hello)
 	h.HEAD(page.Path, hello)
 	h.NoMethod(func(_ context.Context, c *app.RequestContext) {
