@@ -41,14 +41,6 @@ func (c *conn) send(s string) {
 	}
 }
 
-// trySend writes s in one write and reports whether it went: a server
-// may close a connection whose first part it refused before the rest.
-func (c *conn) trySend(s string) bool {
-	c.c.SetWriteDeadline(time.Now().Add(5 * time.Second))
-	_, err := io.WriteString(c.c, s)
-	return err == nil
-}
-
 // A response is one parsed response with its body read in full.
 type response struct {
 	*http.Response

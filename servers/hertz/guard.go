@@ -60,7 +60,8 @@ type conn struct {
 	network.Conn // netpoll's
 	p            http1.Parser
 	read         int64 // the offset hertz has read to
-	checked      int64 // the offset the parser has checked to: hertz may read up to it
+	parsed       int64 // the offset the parser is done with
+	checked      int64 // the offset hertz may read up to
 	seen         int   // the bytes past read the parser was last given
 	deadline     *headerDeadline
 	answered     bool // the guard has answered a refused request; hertz's writes are dropped
@@ -89,12 +90,12 @@ func (c *conn) need(n int) error {
 // check gives the parser what is buffered past what it has checked.
 func (c *conn) check() {
 	for c.p.Reason == "" {
-		if c.p.Idle() && c.read < c.checked {
+		if c.p.Idle() && c.read < c.parsed {
 			return // the next request waits until hertz has read this one
 		}
 		buf, _ := c.Conn.Peek(c.Conn.Len())
 		c.seen = len(buf)
-		in := buf[c.checked-c.read:]
+		in := buf[c.parsed-c.read:]
 		if c.p.Idle() {
 			n := 0
 			for len(in)-n >= 2 && in[n] == '\r' && in[n+1] == '\n' {
@@ -102,7 +103,7 @@ func (c *conn) check() {
 			}
 			if n > 0 {
 				// Empty lines before a request line (section 2.2): gone
-				// before hertz sees them. Here read == checked.
+				// before hertz sees them. Here read == parsed.
 				c.Conn.Skip(n)
 				c.seen -= n
 				in = in[n:]
@@ -112,7 +113,12 @@ func (c *conn) check() {
 			}
 		}
 		n, ev := c.p.Parse(in)
-		c.checked += int64(n)
+		c.parsed += int64(n)
+		if ev != http1.Fail && !c.p.InTrailer() {
+			// The last chunk and trailer section show only whole: hertz
+			// takes the end of what it sees for the end of the trailer.
+			c.checked = c.parsed
+		}
 		switch ev {
 		case http1.More:
 			return

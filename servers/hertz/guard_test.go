@@ -83,6 +83,7 @@ func TestGuard(t *testing.T) {
 		{"gzip, chunked", "POST /hello/world HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n" + get, false, []int{501}, true},
 		{"valid then refused", get + "GET /hello/world HTTP/1.1\r\nHost: h\r\nHost: h\r\n\r\n" + get, false, []int{200, 400}, true},
 		{"chunked", "POST /hello/world HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n" + get, false, []int{405, 200}, false},
+		{"obs-fold in the trailer", "POST /hello/world HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nX-A: 1\r\n 2\r\n\r\n" + get, false, []int{400}, true},
 		{"bad chunk line after a chunk", "POST /hello/world HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n2 \r\naa\r\n0\r\n\r\n" + get, false, []int{400}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

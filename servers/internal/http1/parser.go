@@ -93,6 +93,12 @@ func (p *Parser) InBody() bool {
 	return p.state >= stLength && p.state <= stTrailer
 }
 
+// InTrailer reports whether the parser is reading a chunked body's last
+// chunk and trailer section, which ends the body only once it is whole.
+func (p *Parser) InTrailer() bool {
+	return p.state == stTrailer
+}
+
 // Parse continues the stream with b and returns the number of leading bytes
 // of b it is done with, which the caller drops before the next call, and what
 // it found. After Header the caller calls again for the body; after Done the
@@ -282,7 +288,7 @@ func targetPath(method, t []byte) (start, end int, ok bool) {
 	for a < len(t) && t[a] != '/' && t[a] != '?' {
 		a++
 	}
-	if !validAuthority(t[s:a]) {
+	if !ValidAuthority(t[s:a]) {
 		return 0, 0, false
 	}
 	rest := t[a:]
@@ -313,9 +319,11 @@ func validURI(s []byte) bool {
 	return true
 }
 
-// validAuthority checks host [":" port] of an absolute-form target: a
-// reg-name or a bracketed IPv6 address; no userinfo, no empty host.
-func validAuthority(a []byte) bool {
+// ValidAuthority checks host [":" port], of an absolute-form target or a
+// Host field (RFC 9112 section 3.2): a reg-name or a bracketed IPv6
+// address; no userinfo, no empty host (RFC 9110 section 4.2.1: an http URI
+// with an empty host is invalid), a port of digits only.
+func ValidAuthority(a []byte) bool {
 	h := len(a)
 	if c := bytes.LastIndexByte(a, ':'); c >= 0 && bytes.IndexByte(a[c:], ']') < 0 {
 		h = c
@@ -374,10 +382,8 @@ func (p *Parser) field(l []byte) (int, string) {
 			if p.hosts > 1 {
 				return 400, "more than one Host"
 			}
-			for _, c := range v {
-				if class[c]&cHost == 0 {
-					return 400, "malformed Host"
-				}
+			if !ValidAuthority(v) {
+				return 400, "malformed Host"
 			}
 		}
 	case 6:
@@ -668,7 +674,6 @@ const (
 	cToken   = 1 << iota // tchar (RFC 9110 5.6.2)
 	cURI                 // pchar, '/' and '?' (RFC 3986), '%' aside
 	cRegName             // unreserved and sub-delims: a reg-name, '%' aside
-	cHost                // what a Host value may hold: uri-host [":" port]
 )
 
 var class = func() (t [256]uint8) {
@@ -685,9 +690,6 @@ var class = func() (t [256]uint8) {
 	}
 	for _, c := range unreserved + subDelims {
 		t[c] |= cRegName
-	}
-	for _, c := range unreserved + subDelims + ":[]%" {
-		t[c] |= cHost
 	}
 	return t
 }()

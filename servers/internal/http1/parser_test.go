@@ -159,7 +159,11 @@ func TestParse(t *testing.T) {
 		// Header fields.
 		{"value with tab and obs-text", "GET / HTTP/1.1\r\nHost: h\r\nX: a\tb \xe9\r\n\r\n", []result{ok("GET", "/", "/", 1, true)}},
 		{"empty value", "GET / HTTP/1.1\r\nHost: h\r\nX:\r\n\r\n", []result{ok("GET", "/", "/", 1, true)}},
-		{"empty Host", "GET / HTTP/1.1\r\nHost:\r\n\r\n", []result{ok("GET", "/", "/", 1, true)}},
+		{"empty Host", "GET / HTTP/1.1\r\nHost:\r\n\r\n", []result{fail(400)}}, // RFC 9110 section 4.2.1: an empty host is invalid
+		{"Host with a bad port", "GET / HTTP/1.1\r\nHost: h:80x\r\n\r\n", []result{fail(400)}},
+		{"Host with userinfo", "GET / HTTP/1.1\r\nHost: u@h\r\n\r\n", []result{fail(400)}},
+		{"Host, unclosed IPv6", "GET / HTTP/1.1\r\nHost: [::1\r\n\r\n", []result{fail(400)}},
+		{"Host, IPv6 and port", "GET / HTTP/1.1\r\nHost: [::1]:80\r\n\r\n", []result{ok("GET", "/", "/", 1, true)}},
 		{"Host in any case", "GET / HTTP/1.1\r\nhOsT: h\r\n\r\n", []result{ok("GET", "/", "/", 1, true)}},
 		{"no Host in 1.1", "GET / HTTP/1.1\r\n\r\n", []result{fail(400)}},
 		{"two Hosts", "GET / HTTP/1.1\r\nHost: a\r\nHost: a\r\n\r\n", []result{fail(400)}},

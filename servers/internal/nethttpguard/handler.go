@@ -3,6 +3,9 @@ package nethttpguard
 import (
 	"io"
 	"net/http"
+	"strings"
+
+	"hellobench/servers/internal/http1"
 )
 
 // maxDrain is how much of a chunked body Handler reads before h runs: what
@@ -14,7 +17,8 @@ const maxDrain = 256 << 10
 // (Listener is the connection's half). It answers 505 and closes for an
 // HTTP version other than 1.0 and 1.1, and reads a chunked body before h
 // runs, so that a framing error in it is answered 400 and a close rather
-// than with h's status.
+// than with h's status. It answers 400 and closes for a Host that is not
+// host [":" port] and a target in a form the method does not take.
 func Handler(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// net/http serves HTTP/1.2 and up as 1.1 (RFC 9110 section 2.5
@@ -23,6 +27,14 @@ func Handler(h http.Handler) http.Handler {
 		if r.ProtoMajor != 1 || r.ProtoMinor > 1 {
 			w.Header().Set("Connection", "close")
 			http.Error(w, "HTTP Version Not Supported", http.StatusHTTPVersionNotSupported)
+			return
+		}
+		// RFC 9112 section 3.2: 400 for a Host with an invalid value; Go
+		// takes any value of a lenient character set. HTTP/1.0 needs no
+		// Host (r.Host is then empty).
+		if (r.Host != "" || r.ProtoMinor == 1) && !http1.ValidAuthority([]byte(r.Host)) || !targetForm(r) {
+			w.Header().Set("Connection", "close")
+			http.Error(w, "Bad Request", http.StatusBadRequest)
 			return
 		}
 		// A framing error in a chunked body (RFC 9112 section 7.1),
@@ -37,4 +49,23 @@ func Handler(h http.Handler) http.Handler {
 		}
 		h.ServeHTTP(w, r)
 	})
+}
+
+// targetForm reports whether r's target has a form its method takes (RFC
+// 9112 section 3.2): origin-form, absolute-form with an http or https URI,
+// asterisk-form for OPTIONS alone, and authority-form for CONNECT alone,
+// which Go's server reads as such. Go passes "GET host:80" and "GET *" on
+// to a handler.
+func targetForm(r *http.Request) bool {
+	u := r.RequestURI
+	switch {
+	case r.Method == http.MethodConnect:
+		return true
+	case strings.HasPrefix(u, "/"):
+		return true
+	case u == "*":
+		return r.Method == http.MethodOptions
+	}
+	s := strings.ToLower(r.URL.Scheme)
+	return (s == "http" || s == "https") && r.URL.Host != ""
 }

@@ -1,6 +1,7 @@
 package nethttpguard
 
 import (
+	"bufio"
 	"errors"
 	"io"
 	"net/http"
@@ -44,6 +45,45 @@ func TestHandler(t *testing.T) {
 			if w.Code != tt.status || (w.Header().Get("Connection") == "close") != tt.close || called != tt.called {
 				t.Errorf("status %d, Connection %q, h ran %v; want %d, close %v, ran %v",
 					w.Code, w.Header().Get("Connection"), called, tt.status, tt.close, tt.called)
+			}
+		})
+	}
+}
+
+// TestHostAndTarget: a Host or a target form Go lets through is answered
+// 400 and a close.
+func TestHostAndTarget(t *testing.T) {
+	tests := []struct {
+		name, method, target, host string
+		minor, status              int
+	}{
+		{"origin-form", "GET", "/hello", "h", 1, 200},
+		{"Host with port", "GET", "/", "h:8080", 1, 200},
+		{"Host IPv6", "GET", "/", "[::1]:80", 1, 200},
+		{"HTTP/1.0, no Host", "GET", "/", "", 0, 200},
+		{"absolute-form", "GET", "http://h/x", "h", 1, 200},
+		{"OPTIONS *", "OPTIONS", "*", "h", 1, 200},
+		{"empty Host", "GET", "/", "", 1, 400},
+		{"Host, bad port", "GET", "/", "h:80x", 1, 400},
+		{"Host, unclosed IPv6", "GET", "/", "[::1", 1, 400},
+		{"Host, userinfo", "GET", "/", "u@h", 1, 400},
+		{"GET *", "GET", "*", "h", 1, 400},
+		{"GET authority-form", "GET", "h:80", "h", 1, 400},
+		{"absolute-form, other scheme", "GET", "ftp://h/x", "h", 1, 400},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := Handler(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+			r, err := http.ReadRequest(bufio.NewReader(strings.NewReader(
+				tt.method + " " + tt.target + " HTTP/1.1\r\nHost: x\r\n\r\n")))
+			if err != nil {
+				t.Fatal(err)
+			}
+			r.Host, r.ProtoMinor = tt.host, tt.minor
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, r)
+			if w.Code != tt.status || (tt.status == 400) != (w.Header().Get("Connection") == "close") {
+				t.Errorf("status %d, Connection %q; want %d", w.Code, w.Header().Get("Connection"), tt.status)
 			}
 		})
 	}

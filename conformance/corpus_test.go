@@ -1,0 +1,267 @@
+package conformance
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// The public corpus: request cases from public HTTP parser test suites, each
+// cited by its source, beside the framing cases above, in the same form and
+// run the same way. They cover the request line, field lines, Host,
+// message framing again, chunk lines and trailers, and requests pipelined
+// in one write or cut across several. A case is a fact taken from its
+// source (the bytes sent, and whether the request is to be refused or
+// served); its expectation is the contract's reading of the RFC section
+// named with it.
+//
+// The sources: nodejs/llhttp's test/request/*.md fixtures, MDA2AV/Http11Probe's
+// test suites (case ids as it names them), narfindustries/http-garden's
+// list of parser bugs it found, defparam/smuggler's mutation configs and
+// h2o/picohttpparser's test.c.
+
+// corpus is every request case the suite runs: the framing cases and the
+// public corpus.
+var corpus = slices.Concat(framingCases, publicCases)
+
+// line is a GET of the page with the given request line and the usual Host.
+func line(requestLine string) string { return head(requestLine) }
+
+// hostReq is a GET of the page with the given header lines and no Host of
+// its own.
+func hostReq(lines ...string) string {
+	var b strings.Builder
+	b.WriteString("GET /hello/world HTTP/1.1\r\n")
+	for _, l := range lines {
+		b.WriteString(l + "\r\n")
+	}
+	b.WriteString("\r\n")
+	return b.String()
+}
+
+// get is a plain GET of the page.
+var get = head("GET /hello/world HTTP/1.1")
+
+// ok is the answer to a valid GET of the page: 200, then the probe.
+var ok = expect{first: []int{200}, then: 1}
+
+var publicCases = func() []framingCase {
+	const (
+		rfc3   = "RFC 9112 section 3"
+		rfc23  = "RFC 9112 section 2.3"
+		rfc32  = "RFC 9112 section 3.2"
+		rfc322 = "RFC 9112 section 3.2.2"
+		rfc5   = "RFC 9112 section 5"
+		rfc52  = "RFC 9112 section 5.2"
+		rfc22  = "RFC 9112 section 2.2"
+		rfc61  = "RFC 9112 section 6.1"
+		rfc63  = "RFC 9112 section 6.3"
+		rfc71  = "RFC 9112 section 7.1"
+		rfc712 = "RFC 9112 section 7.1.2"
+		rfc86  = "RFC 9110 section 8.6"
+		rfc92  = "RFC 9112 section 9.3 (persistence) and 9.3.2 (pipelining)"
+		llInv  = "llhttp test/request/invalid.md"
+		llURI  = "llhttp test/request/uri.md"
+		llMeth = "llhttp test/request/method.md"
+		llTE   = "llhttp test/request/transfer-encoding.md"
+		llCL   = "llhttp test/request/content-length.md"
+		llPipe = "llhttp test/request/pipelining.md"
+		probeC = "Http11Probe ComplianceSuite"
+		probeS = "Http11Probe SmugglingSuite"
+		probeM = "Http11Probe MalFormedSuite"
+		garden = "http-garden's bug list"
+		pico   = "picohttpparser test.c"
+		smug   = "defparam/smuggler configs/default.py"
+	)
+	// A request behind a refused one must not be answered; the probe
+	// follows every case, so reject(...) closes before it.
+	reqLine := func(name, rl string, want expect, src string) framingCase {
+		return newCase(name, "request-line", line(rl), want, src)
+	}
+	field := func(name string, want expect, src string, lines ...string) framingCase {
+		return newCase(name, "field-lines", head("GET /hello/world HTTP/1.1", lines...), want, src)
+	}
+	host := func(name string, want expect, src string, lines ...string) framingCase {
+		return newCase(name, "host", hostReq(lines...), want, src)
+	}
+	body := func(name string, req string, want expect, src string) framingCase {
+		return newCase(name, "framing-more", req, want, src)
+	}
+	chunk := func(name, b string, want expect, src string) framingCase {
+		return newCase(name, "chunk-lines", chunked(b), want, src)
+	}
+	posted := served(405) // a POST to the page: 405, its body read
+	return []framingCase{
+		// The request line: method SP request-target SP HTTP-version
+		// CRLF; the method a token, the target no whitespace or CTL, the
+		// version HTTP/DIGIT.DIGIT (RFC 9112 sections 3 and 2.3).
+		reqLine("method-nul", "G\x00ET /hello/world HTTP/1.1", reject(400), rfc3+" (method = token); the issue; "+probeM+" NUL in method"),
+		reqLine("method-tab-inside", "GE\tT /hello/world HTTP/1.1", reject(400), rfc3+"; the issue"),
+		reqLine("method-separator", "GE(T /hello/world HTTP/1.1", reject(400), rfc3+"; the issue; "+llMeth+" (a method is a token)"),
+		reqLine("method-colon", "GET: /hello/world HTTP/1.1", reject(400), rfc3),
+		reqLine("method-non-ascii", "G\xc3\x89T /hello/world HTTP/1.1", reject(400), rfc3),
+		reqLine("target-nul", "GET /hello/wor\x00ld HTTP/1.1", reject(400), rfc3+" and RFC 3986; the issue"),
+		reqLine("target-del", "GET /hello/wor\x7fld HTTP/1.1", reject(400), rfc3+" and RFC 3986; the issue"),
+		reqLine("target-ctl", "GET /hello/wor\x01ld HTTP/1.1", reject(400), rfc3+" and RFC 3986; "+llURI),
+		reqLine("target-tab", "GET /hello/wor\tld HTTP/1.1", reject(400), rfc3+" and RFC 3986"),
+		reqLine("target-space", "GET /hello world HTTP/1.1", reject(400), rfc3+" (three words, one SP each)"),
+		reqLine("target-empty", "GET  HTTP/1.1", reject(400), rfc3),
+		reqLine("target-relative", "GET hello/world HTTP/1.1", reject(400), "RFC 9112 section 3.2 (origin-form starts with /)"),
+		reqLine("target-authority-get", "GET hellobench:80 HTTP/1.1", reject(400), "RFC 9112 section 3.2.3 (authority-form is for CONNECT only)"),
+		reqLine("target-asterisk-get", "GET * HTTP/1.1", reject(400), "RFC 9112 section 3.2.4 (asterisk-form is for OPTIONS only)"),
+		reqLine("two-spaces-after-method", "GET  /hello/world HTTP/1.1", reject(400), rfc3+" (single SP); "+llInv+" (extra whitespace in the request line)"),
+		reqLine("space-after-version", "GET /hello/world HTTP/1.1 ", reject(400), rfc3),
+		reqLine("no-version", "GET /hello/world", reject(400, 505), rfc3+" (HTTP/0.9's request line is not HTTP/1.1's)"),
+		reqLine("version-5.6", "GET /hello/world HTTP/5.6", reject(505, 400), rfc23+" and RFC 9110 section 15.6.6; the issue"),
+		reqLine("version-1.32", "GET /hello/world HTTP/1.32", reject(400), rfc23+" (DIGIT \".\" DIGIT); the issue"),
+		reqLine("version-01.01", "GET /hello/world HTTP/01.01", reject(400), rfc23+"; the issue"),
+		reqLine("version-huge", "GET /hello/world HTTP/4294967295.255", reject(400), rfc23+"; the issue (a major version that wraps to 1 in 32 bits)"),
+		reqLine("version-bare-cr", "GET /hello/world HTTP/1.\r1", reject(400), rfc22+" (a bare CR is refused or replaced by SP); the issue"),
+		reqLine("version-no-minor", "GET /hello/world HTTP/1", reject(400), rfc23),
+		reqLine("version-no-slash", "GET /hello/world HTTP1.1", reject(400), rfc23),
+		reqLine("version-spaced", "GET /hello/world HTTP/ 1.1", reject(400), rfc23),
+		reqLine("version-name-other", "GET /hello/world HTTPS/1.1", reject(400), rfc23+" (HTTP-name is \"HTTP\")"),
+		reqLine("version-ice", "GET /hello/world ICE/1.0", reject(400), rfc23+"; "+llInv+" \"ICE protocol and GET method\""),
+		reqLine("version-rtsp", "GET /hello/world RTSP/1.1", reject(400), rfc23+"; "+llInv+" \"RTSP protocol and PUT method\""),
+		newCase("request-line-cr-only", "request-line", "GET /hello/world HTTP/1.1\rHost: hellobench\r\n\r\n", reject(400), rfc22+" (a line ends in CRLF, or in LF alone; never in CR alone); the issue"),
+		newCase("all-lines-cr-only", "request-line", "GET /hello/world HTTP/1.1\rHost: hellobench\r\r", reject(400), rfc22+"; "+llInv+" \"Headers separated by CR\""),
+		newCase("two-leading-crlf", "request-line", "\r\n\r\n"+get, ok, rfc22+" (at least one empty line ignored; two here)"),
+		newCase("absolute-form", "request-line", "GET http://hellobench/hello/world HTTP/1.1\r\nHost: hellobench\r\n\r\n", ok, "RFC 9112 section 3.2.2 (a server MUST accept the absolute-form)"),
+		newCase("absolute-form-other-host", "request-line", "GET http://hellobench/hello/world HTTP/1.1\r\nHost: elsewhere\r\n\r\n", ok, rfc322+" (the target's authority wins over Host)"),
+		newCase("target-query", "request-line", line("GET /hello/world?a=1&b=%20 HTTP/1.1"), ok, "RFC 9112 section 3.2.1 (origin-form = absolute-path [ \"?\" query ])"),
+
+		// Field lines: field-name ":" OWS field-value OWS, each ended by
+		// CRLF (RFC 9112 section 5).
+		field("no-colon", reject(400), rfc5+"; the issue (hertz waited for the header deadline)", "X-No-Colon"),
+		field("no-colon-then-cl", reject(400), rfc5+"; the issue", "X-No-Colon", "Content-Length: 5"),
+		field("no-colon-space", reject(400), rfc5, "X No Colon"),
+		newCase("space-before-first-field", "field-lines", "GET /hello/world HTTP/1.1\r\n Host: hellobench\r\n\r\n", reject(400), rfc22+" (reject, or ignore the line: then no Host, 400 either way)"),
+		field("field-line-bare-cr", reject(400), rfc22, "X-A: 1\rX-B: 2"),
+		field("field-name-nul", reject(400), "RFC 9110 section 5.1 (field-name = token)", "X-\x00A: 1"),
+		field("field-name-del", reject(400), "RFC 9110 section 5.1", "X-\x7fA: 1"),
+		field("field-name-ctl", reject(400), "RFC 9110 section 5.1", "X-\x01A: 1"),
+		field("field-name-slash", reject(400), "RFC 9110 section 5.1 (/ is a delimiter, not a tchar)", "X/A: 1"),
+		field("field-name-quote", reject(400), "RFC 9110 section 5.1", "X\"A: 1"),
+		field("field-value-ctl-esc", reject(400), "RFC 9110 section 5.5 (field-vchar)", "X-A: a\x1bb"),
+		field("field-value-tab", ok, "RFC 9110 section 5.5 (HTAB is allowed in a value)", "X-A: a\tb"),
+		field("field-value-obs-text", ok, "RFC 9110 section 5.5 (obs-text is allowed in a value)", "X-A: caf\xe9"),
+		field("field-value-empty", ok, "RFC 9110 section 5.5 (field-value = *field-content)", "X-A:"),
+		field("obs-fold-ordinary", either(reject(400), ok), rfc52+" (a server MUST refuse obs-fold with 400, or replace it with SP)", "X-A: 1", " 2"),
+
+		// Host: one, valid, in every HTTP/1.1 request (RFC 9112 section
+		// 3.2: 400 for none, more than one, or an invalid value).
+		host("host-missing", reject(400), rfc32+"; the issue", "X-A: 1"),
+		host("host-duplicate", reject(400), rfc32+"; the issue", "Host: hellobench", "Host: hellobench"),
+		host("host-duplicate-different", reject(400), rfc32+"; "+probeS+" duplicate Host", "Host: hellobench", "Host: elsewhere"),
+		host("host-comma-list", reject(400), rfc32+" (a list is not a uri-host); the issue", "Host: hellobench, elsewhere"),
+		host("host-space-inside", reject(400), rfc32, "Host: hello bench"),
+		host("host-userinfo", reject(400), rfc32+" (Host = uri-host [ \":\" port ], no userinfo)", "Host: user@hellobench"),
+		host("host-bad-port", reject(400), rfc32+" (port = *DIGIT)", "Host: hellobench:80x"),
+		host("host-slash", reject(400), rfc32, "Host: hellobench/x"),
+		host("host-ipv6-unclosed", reject(400), rfc32+" (IP-literal)", "Host: [::1"),
+		host("host-ipv6", ok, rfc32, "Host: [::1]:8080"),
+		host("host-port", ok, rfc32, "Host: hellobench:8080"),
+		host("host-empty", either(ok, reject(400)), rfc32+" (an empty value is the empty authority; RFC 9110 section 4.2.1 lets a recipient refuse an http URI with an empty host); the issue", "Host: "),
+		host("host-after-other-fields", ok, rfc32+" (Host need not come first)", "X-A: 1", "Host: hellobench"),
+		host("host-obs-fold", reject(400), rfc52+" (refused, or unfolded into an invalid Host)", "Host: hellobench", " elsewhere"),
+		newCase("http10-no-host", "host", "GET /hello/world HTTP/1.0\r\n\r\n", reject(200), rfc32+" (HTTP/1.0 needs no Host; the connection then closes, RFC 9112 section 9.3)"),
+
+		// More framing: what a valid body looks like, and codings beyond
+		// chunked (RFC 9112 sections 6 and 7, RFC 9110 section 8.6).
+		body("te-pigeons", post("0\r\n\r\n", "Transfer-Encoding: pigeons"), reject(400, 501), rfc61+" and "+rfc63+" (a coding not understood, chunked not last); the issue"),
+		body("te-pigeons-cl", post("0\r\n\r\n", "Transfer-Encoding: pigeons", "Content-Length: 5"), reject(400, 501), rfc61),
+		body("te-quoted-chunked", post("0\r\n\r\n", "Transfer-Encoding: \"chunked\""), reject(400, 501), rfc61+" (a coding is a token, not a quoted string); "+probeS+" quoted chunked"),
+		body("te-chunked-param", post("0\r\n\r\n", "Transfer-Encoding: chunked;q=1"), reject(400, 501), "RFC 9112 section 7 (chunked has no parameters)"),
+		body("te-chunked-upper", post("5\r\nhello\r\n0\r\n\r\n", "Transfer-Encoding: CHUNKED"), posted, "RFC 9112 section 7 (coding names are case-insensitive); "+llTE),
+		body("te-chunked-get", head("GET /hello/world HTTP/1.1", "Transfer-Encoding: chunked")+"5\r\nhello\r\n0\r\n\r\n", served(200), rfc63+" (a GET may have a body; it is read, then the probe)"),
+		body("te-two-lines-chunked", post("0\r\n\r\n", "Transfer-Encoding: chunked", "Transfer-Encoding: chunked"), reject(400), "RFC 9112 section 7 (chunked applied twice)"),
+		body("cl-leading-zeros", post("hello", "Content-Length: 005"), posted, rfc86+" (1*DIGIT)"),
+		body("cl-tab-ows", post("hello", "Content-Length:\t5"), posted, rfc5+" (OWS may be HTAB)"),
+		body("cl-trailing-ows", post("hello", "Content-Length: 5 "), posted, rfc5),
+		body("cl-duplicate-same", post("hello", "Content-Length: 5", "Content-Length: 5"), either(posted, reject(400)), rfc86+" (refuse, or take the one value)"),
+		body("cl-list-same", post("hello", "Content-Length: 5, 5"), either(posted, reject(400)), rfc86+" (refuse, or take the one value)"),
+		body("cl-get-body", head("GET /hello/world HTTP/1.1", "Content-Length: 5")+"hello", served(200), rfc63+" (the body is read, then the probe)"),
+		body("cl-zero", post("", "Content-Length: 0"), posted, rfc86),
+		body("cl-body-is-request", post(smuggled, "Content-Length: "+strconv.Itoa(len(smuggled))), posted, rfc63+" (a request inside a body is body: no /smuggled 404)"),
+		body("cl-body-shorter-than-sent", post("hel", "Content-Length: 3")+"lo\r\n", expect{lead: []int{405}, first: []int{400}}, rfc63+" (the body is 3 bytes: \"lo\" is the next request line, and invalid)"),
+
+		// Chunk lines and trailers (RFC 9112 section 7.1).
+		chunk("chunk-size-leading-zeros", "0005\r\nhello\r\n0\r\n\r\n", posted, rfc71+" (1*HEXDIG); "+llTE),
+		chunk("chunk-many", "1\r\na\r\n1\r\nb\r\n1\r\nc\r\n0\r\n\r\n", posted, rfc71),
+		chunk("chunk-last-zeros", "5\r\nhello\r\n00000\r\n\r\n", posted, rfc71),
+		chunk("trailer-two-fields", "5\r\nhello\r\n0\r\nX-A: 1\r\nX-B: 2\r\n\r\n", posted, rfc712),
+		chunk("trailer-content-length", "5\r\nhello\r\n0\r\nContent-Length: 50\r\n\r\n", either(posted, reject(400)), rfc712+" (a trailer field does not frame the message; RFC 9110 section 6.5.1 lets a recipient refuse one that must not be a trailer)"),
+		chunk("trailer-obs-fold", "0\r\nX-A: 1\r\n 2\r\n\r\n", reject(400), rfc712+" and "+rfc52),
+		chunk("trailer-no-colon", "0\r\nX-A\r\n\r\n", reject(400), rfc712+" and "+rfc5),
+		chunk("trailer-bare-lf", "0\r\nX-A: 1\n\r\n", reject(400), rfc712+" (erratum 7633: no bare LF in chunked coding)"),
+		chunk("trailer-bare-cr", "0\r\nX-A: 1\r\r\n", reject(400), rfc712+" and "+rfc22),
+		chunk("chunk-data-cr-only", "2\r\naa\r0\r\n\r\n", reject(400), rfc71),
+		chunk("chunk-data-short", "5\r\nhell\r\n0\r\n\r\n", reject(400), rfc71+" (the data is exactly chunk-size octets, then CRLF)"),
+		chunk("chunk-ext-bare-lf", "2;a\naa\r\n0\r\n\r\n", reject(400), rfc71),
+		chunk("chunk-size-only-ext", ";a\r\naa\r\n0\r\n\r\n", reject(400), rfc71+" (chunk-size = 1*HEXDIG)"),
+		chunk("chunk-size-64bit-max", "ffffffffffffffff\r\naa\r\n0\r\n\r\n", reject(400), rfc71+" (2^64-1: too large for any server)"),
+		chunk("chunk-no-last", "5\r\nhello\r\n", reject(400), rfc71+" (the probe's request line is read as a chunk size)"),
+		chunk("chunk-size-bws-ext", "2 ;a\r\naa\r\n0\r\n\r\n", either(posted, reject(400)), "RFC 9112 section 7.1.1 (BWS before \";\": valid, and refused by parsers that find whitespace after a chunk size ambiguous)"),
+
+		// Pipelined: requests sent together are answered in order, each
+		// once (RFC 9112 section 9.3.2); nothing after a refused one.
+		newCase("pipelined-three", "pipelined", get+get+get, expect{first: []int{200}, then: 3}, rfc92+"; "+llPipe),
+		newCase("pipelined-post-get", "pipelined", post("hello", "Content-Length: 5")+get, expect{first: []int{405}, then: 2, closeOK: true}, rfc92+"; "+llPipe),
+		newCase("pipelined-chunked-get", "pipelined", chunked("5\r\nhello\r\n0\r\n\r\n")+get, expect{first: []int{405}, then: 2, closeOK: true}, rfc92),
+		newCase("pipelined-then-bad-host", "pipelined", get+hostReq("Host: a", "Host: b"), expect{lead: []int{200}, first: []int{400}}, rfc92+" and "+rfc32),
+		newCase("pipelined-then-bad-version", "pipelined", get+line("GET /hello/world HTTP/1.32"), expect{lead: []int{200}, first: []int{400}}, rfc92+" and "+rfc23),
+		newCase("pipelined-then-te-cl", "pipelined", get+post(teBody, "Transfer-Encoding: chunked", cl(teBody)), expect{lead: []int{200}, first: []int{400}}, rfc92+" and "+rfc61),
+		newCase("pipelined-close", "pipelined", head("GET /hello/world HTTP/1.1", "Connection: close")+get, reject(200), "RFC 9112 section 9.6 (nothing is read after Connection: close)"),
+		newCase("pipelined-http10", "pipelined", "GET /hello/world HTTP/1.0\r\n\r\n"+get, reject(200), "RFC 9112 section 9.3 (HTTP/1.0 without keep-alive closes)"),
+		newCase("pipelined-http10-keep-alive", "pipelined", "GET /hello/world HTTP/1.0\r\nConnection: keep-alive\r\n\r\n"+get, expect{first: []int{200}, then: 2}, "RFC 9112 section 9.3 and RFC 7230 appendix A.1.2 (keep-alive in HTTP/1.0)"),
+		newCase("pipelined-crlf-between", "pipelined", get+"\r\n"+get, expect{first: []int{200}, then: 2}, rfc22+" (an empty line between requests is ignored)"),
+
+		// Split: a request cut across writes is read as if whole (RFC
+		// 9112 section 2: the message is a byte stream).
+		split("split-method", "split", ok, "RFC 9112 section 2; "+pico+" (incomplete request, parsed again when more arrives)", "GE", "T /hello/world HTTP/1.1\r\nHost: hellobench\r\n\r\n"),
+		split("split-request-line-crlf", "split", ok, "RFC 9112 section 2", "GET /hello/world HTTP/1.1\r", "\nHost: hellobench\r\n\r\n"),
+		split("split-final-crlf", "split", ok, "RFC 9112 section 2", "GET /hello/world HTTP/1.1\r\nHost: hellobench\r\n\r", "\n"),
+		split("split-field-name", "split", ok, "RFC 9112 section 2", "GET /hello/world HTTP/1.1\r\nHo", "st: hellobench\r\n\r\n"),
+		split("split-many", "split", ok, "RFC 9112 section 2", "G", "ET /hel", "lo/world HT", "TP/1.1\r", "\nHost", ": hello", "bench\r\n", "\r\n"),
+		split("split-leading-crlf", "split", ok, rfc22, "\r", "\n"+get),
+		split("split-cl-body", "split", posted, "RFC 9112 section 6.2", post("", "Content-Length: 5"), "hel", "lo"),
+		split("split-chunk-size", "split", posted, rfc71, chunked("1"), "0\r\n0123456789abcdef\r\n0\r\n\r\n"),
+		split("split-chunk-size-crlf", "split", posted, rfc71, chunked("5\r"), "\nhello\r\n0\r\n\r\n"),
+		split("split-chunk-data-crlf", "split", posted, rfc71, chunked("5\r\nhello"), "\r\n0\r\n\r\n"),
+		split("split-chunk-data-cr-lf", "split", posted, rfc71, chunked("5\r\nhello\r"), "\n0\r\n\r\n"),
+		split("split-last-chunk", "split", posted, rfc71, chunked("5\r\nhello\r\n0\r\n"), "\r\n"),
+		split("split-trailer", "split", posted, rfc712, chunked("5\r\nhello\r\n0\r\nX-A"), ": 1\r\n\r\n"),
+		split("split-te-cl", "split", reject(400), rfc61+" (the framing fields arrive before the body)", post("", "Transfer-Encoding: chunked", cl(teBody)), teBody),
+		split("split-bad-chunk", "split", reject(400), rfc71, chunked("5\r\nhello\r\n"), "2 \r\naa\r\n0\r\n\r\n"),
+		split("split-bare-cr", "split", reject(400), rfc22, "GET /hello/world HTTP/1.1\r", "Host: hellobench\r\n\r\n"),
+		split("split-pipelined", "split", expect{first: []int{200}, then: 2}, rfc92, get+"GE", "T /hello/world HTTP/1.1\r\nHost: hellobench\r\n\r\n"),
+	}
+}()
+
+// TestCorpus checks the corpus itself: at least 140 cases, each named once,
+// with a source, and deviations only for cases that exist.
+func TestCorpus(t *testing.T) {
+	if len(corpus) < 140 {
+		t.Errorf("%d cases; the contract claims at least 140", len(corpus))
+	}
+	names := map[string]bool{}
+	for _, fc := range corpus {
+		switch {
+		case names[fc.name]:
+			t.Errorf("%s: named twice", fc.name)
+		case fc.source == "" || fc.category == "":
+			t.Errorf("%s: no source or category", fc.name)
+		case fc.parts != nil && strings.Join(fc.parts, "") != fc.req:
+			t.Errorf("%s: parts do not make up the request", fc.name)
+		}
+		names[fc.name] = true
+	}
+	for server, devs := range framingDeviations {
+		for name := range devs {
+			if !names[name] {
+				t.Errorf("%s: deviation for %q, which is no case", server, name)
+			}
+		}
+	}
+}
