@@ -1,6 +1,8 @@
 package conformance
 
 import (
+	"fmt"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -241,6 +243,19 @@ func TestCorpus(t *testing.T) {
 	t.Logf("%d cases: %d framing, %d from the public suites", len(corpus), len(framingCases), len(publicCases))
 	if len(corpus) < 140 {
 		t.Errorf("%d cases; the contract claims at least 140", len(corpus))
+	}
+	// The documents state the corpus's size: keep them true.
+	for path, says := range map[string]string{
+		"../README.md":        fmt.Sprintf("with %d hostile and unusual", len(corpus)),
+		"../docs/contract.md": fmt.Sprintf("a corpus of %d requests", len(corpus)),
+	} {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(strings.Join(strings.Fields(string(b)), " "), says) {
+			t.Errorf("%s does not say %q", path, says)
+		}
 	}
 	names := map[string]bool{}
 	for _, fc := range corpus {

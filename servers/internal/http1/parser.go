@@ -1,6 +1,7 @@
 // Package http1 is an incremental HTTP/1.1 request parser (RFC 9112), the
-// one the gnet server brings since gnet has no HTTP. It knows nothing of
-// gnet: it reads any byte stream that the caller buffers, and returns how
+// one the gnet server brings since gnet has no HTTP, and the one hertz's
+// guard checks requests with before hertz reads them. It knows nothing of
+// either: it reads any byte stream that the caller buffers, and returns how
 // many leading bytes it is done with. It validates the request line, header
 // names and values, Host, Content-Length, Transfer-Encoding, Connection and
 // Expect, decodes chunked bodies and discards them, and allocates nothing.
