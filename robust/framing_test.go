@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -73,13 +74,29 @@ func framingTable(b *strings.Builder, path string) error {
 			}
 		}
 	}
-	b.WriteString("## Framing and smuggling: out of the box and with each server's guard\n\n")
-	b.WriteString("The conformance suite's framing cases (conformance/framing_test.go, each with its source), run against every server as it serves " +
-		"and against its stack out of the box (`-bare`: without the server's guard). Each cell is the cases met of the category, " +
-		"out of the box → with the guard; a case is met when the exact statuses come back and nothing answers the bytes behind a body. " +
-		"For fcgi, lighttpd is the HTTP server: its documented deviations (listed in the suite) count as met and are shown in brackets.\n\n")
+	b.WriteString("## The request corpus: out of the box and with each server's guard\n\n")
+	b.WriteString("The conformance suite's request corpus (conformance/framing_test.go and conformance/corpus_test.go, each case with its RFC section " +
+		"and the public suite it comes from), run against every server as it serves and against its stack out of the box " +
+		"(`-bare`: without the server's guard). Each cell is the cases met of the category, out of the box → with the guard; " +
+		"a case is met when the exact statuses come back, the connection is closed or kept as the case asks, and nothing answers " +
+		"the bytes behind a refused request or a body. A server's listed deviations (in the suite, each with its reason) count as met " +
+		"and are shown in brackets. For fcgi, lighttpd is the HTTP server, the same out of the box and as served.\n\n")
 	servers := targets.Names(targets.Server)
 	b.WriteString("| category | cases | " + strings.Join(servers, " | ") + " |\n|---|--:|" + strings.Repeat("---|", len(servers)) + "\n")
+	// The whole corpus, last.
+	const all = "whole corpus"
+	for k, n := range maps.Clone(met) {
+		if i := strings.LastIndexByte(k, '/'); i >= 0 {
+			met[k[:i]+"/"+all] += n
+		}
+	}
+	for k, n := range maps.Clone(dev) {
+		if i := strings.LastIndexByte(k, '/'); i >= 0 {
+			dev[k[:i]+"/"+all] += n
+		}
+	}
+	total[all] = len(run.Cases)
+	categories = append(categories, all)
 	for _, c := range categories {
 		fmt.Fprintf(b, "| %s | %d |", c, total[c])
 		for _, s := range servers {
