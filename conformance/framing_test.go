@@ -85,9 +85,12 @@ func reject(status ...int) expect { return expect{first: status} }
 // probe is served, or the server says close and closes.
 func served(status int) expect { return expect{first: []int{status}, then: 1, closeOK: true} }
 
-// either is an answer of two the RFC allows.
-func either(a, b expect) expect {
-	a.alt = &b
+// either is an answer of several the RFC allows.
+func either(a expect, others ...expect) expect {
+	if len(others) > 0 {
+		b := either(others[0], others[1:]...)
+		a.alt = &b
+	}
 	return a
 }
 
@@ -346,6 +349,9 @@ var framingDeviations = map[string]map[string]framingDeviation{
 			d[c] = framingDeviation{reject(505), "lighttpd answers 505 to every HTTP/ version but exactly 1.0 and 1.1, malformed ones too (request.c, http_request_parse_proto_loose)"}
 		}
 		d["pipelined-then-bad-version"] = framingDeviation{expect{lead: []int{200}, first: []int{505}}, "lighttpd answers 505 to every HTTP/ version but exactly 1.0 and 1.1, malformed ones too (request.c, http_request_parse_proto_loose)"}
+		d["method-nul-version-dots"] = d["version-1.32"]
+		d["chunked-then-nul"] = framingDeviation{expect{lead: []int{200}, first: []int{501}}, "lighttpd answers 501 to a method it does not know, a malformed one too, and closes (request.c, http_request_parse_reqline)"}
+		d["cl-empty-then-value"] = framingDeviation{expect{first: []int{200}, then: 1}, "lighttpd drops a field whose value is empty, so the second Content-Length alone frames the body, whole: no desync"}
 		d["two-leading-crlf"] = d["leading-crlf"]
 		d["split-leading-crlf"] = d["leading-crlf"]
 		d["target-space"] = framingDeviation{expect{first: []int{404}, then: 1}, "lighttpd takes the request line's last space for the one before the version, so \"/hello world\" is a target, not found: one request either way, no desync (request.c, http_request_parse_reqline)"}
@@ -361,7 +367,8 @@ var framingDeviations = map[string]map[string]framingDeviation{
 		// A Transfer-Encoding other than exactly "chunked" is 501, where
 		// RFC 9112 section 6.1 asks 400 when chunked is not the last coding.
 		for _, c := range []string{"te-chunked-not-final", "te-identity", "te-xchunked", "te-chunked-twice", "te-obs-fold-garbage",
-			"te-cl-identity", "te-cl-double-chunked", "te-cl-two-te-lines", "te-cl-xchunked", "te-cl-leading-comma", "te-cl-obs-fold"} {
+			"te-cl-identity", "te-cl-double-chunked", "te-cl-two-te-lines", "te-cl-xchunked", "te-cl-leading-comma", "te-cl-obs-fold",
+			"te-cow-comma-chunked-cl", "te-cow-line-chunked-cl", "te-trailing-comma-cl"} {
 			d[c] = framingDeviation{reject(501), "lighttpd answers 501 to every Transfer-Encoding but exactly \"chunked\" (request.c, http_request_parse_single_header), before it looks at Content-Length"}
 		}
 		// The chunk line: hex digits, then any whitespace, then CR or ";"
@@ -369,7 +376,7 @@ var framingDeviations = map[string]map[string]framingDeviation{
 		// desync, but no check of the extension syntax.
 		for _, c := range []string{"chunk-size-trailing-space", "chunk-size-trailing-tab", "chunk-ext-empty", "chunk-ext-unbalanced-quote",
 			"chunk-ext-bad-token", "chunk-ext-no-name", "chunk-ext-space-in-value", "chunk-ext-bare-cr", "last-chunk-ext-empty",
-			"chunk-ext-bare-lf", "split-bad-chunk"} {
+			"chunk-ext-bare-lf", "split-bad-chunk", "chunk-size-cr-cr-ext"} {
 			d[c] = framingDeviation{expect{first: []int{405}, then: 1}, "lighttpd reads a chunk size's hex digits, skips whitespace, and takes anything after \";\" up to LF without checking it (connections.c, connection_handle_read_post_chunked)"}
 		}
 		return d
