@@ -80,7 +80,8 @@ func framingTable(b *strings.Builder, path string) error {
 		"(`-bare`: without the server's guard). Each cell is the cases met of the category, out of the box → with the guard; " +
 		"a case is met when the exact statuses come back, the connection is closed or kept as the case asks, and nothing answers " +
 		"the bytes behind a refused request or a body. A server's listed deviations (in the suite, each with its reason) count as met " +
-		"and are shown in brackets. For fcgi, lighttpd is the HTTP server, the same out of the box and as served.\n\n")
+		"and are shown in brackets. For fcgi, lighttpd is the HTTP server, the same out of the box and as served: its two figures differ by its deviations, " +
+		"counted as met only as served.\n\n")
 	servers := targets.Names(targets.Server)
 	b.WriteString("| category | cases | " + strings.Join(servers, " | ") + " |\n|---|--:|" + strings.Repeat("---|", len(servers)) + "\n")
 	// The whole corpus, last.
