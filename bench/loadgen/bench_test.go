@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"hellobench/internal/uring"
 )
 
 // trivialServer answers every request on a keep-alive connection with a
@@ -74,7 +76,7 @@ func BenchmarkLoop(b *testing.B) {
 				r, err := Run(context.Background(), cfg)
 				b.StopTimer()
 				unix.Getrusage(unix.RUSAGE_SELF, &after)
-				if errors.Is(err, errNoURing) {
+				if errors.Is(err, uring.ErrUnavailable) {
 					b.Skip(err)
 				}
 				if err != nil {

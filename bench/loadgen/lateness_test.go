@@ -12,6 +12,8 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 	"golang.org/x/sys/unix"
+
+	"hellobench/internal/uring/uringtest"
 )
 
 // The client-limited rule on fixed numbers: the bound is the larger of 10 %
@@ -198,10 +200,10 @@ func TestEpollOnTime(t *testing.T) {
 // that does not know it), the epoll loop waits in whole milliseconds
 // instead, and runs as before.
 func TestEpollPwait2Refused(t *testing.T) {
-	if !inChild(t, "LOADGEN_FORBID_PWAIT2") {
+	if !uringtest.InChild(t, "LOADGEN_FORBID_PWAIT2") {
 		return
 	}
-	if err := forbid(unix.SYS_EPOLL_PWAIT2, unix.ENOSYS); err != nil {
+	if err := uringtest.Forbid(unix.SYS_EPOLL_PWAIT2, unix.ENOSYS); err != nil {
 		t.Skipf("cannot install a seccomp filter: %v", err)
 	}
 	s := newTestServer(t, nil)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"hellobench/internal/testnet"
+	"hellobench/internal/uring"
 )
 
 // eachEngine runs f as a subtest per I/O engine, so both are held to the
@@ -32,9 +33,9 @@ func eachEngine(t *testing.T, f func(t *testing.T, engine string)) {
 // component is required.
 func needURing(t testing.TB) {
 	t.Helper()
-	r, err := newRing(64)
+	r, err := uring.New(64)
 	if err == nil {
-		r.close()
+		r.Close()
 		return
 	}
 	if os.Getenv("HELLOBENCH_REQUIRE_TOOLS") == "1" {
@@ -438,11 +439,11 @@ func TestHead(t *testing.T) {
 // (where the kernel has it) and epoll below, and says which it used.
 func TestEngineChoice(t *testing.T) {
 	s := newTestServer(t, nil)
-	uring := EngineURing
-	if r, err := newRing(64); err != nil {
-		uring = EngineEpoll
+	ring := EngineURing
+	if r, err := uring.New(64); err != nil {
+		ring = EngineEpoll
 	} else {
-		r.close()
+		r.Close()
 	}
 	for _, tc := range []struct {
 		c, loops int
@@ -450,9 +451,9 @@ func TestEngineChoice(t *testing.T) {
 	}{
 		{4, 1, EngineEpoll},
 		{15, 1, EngineEpoll},
-		{16, 1, uring},
+		{16, 1, ring},
 		{31, 2, EngineEpoll},
-		{32, 2, uring},
+		{32, 2, ring},
 	} {
 		r := run(t, "", Config{URL: s.url(), Requests: 100, Concurrency: tc.c, KeepAlive: true, Loops: tc.loops})
 		checkCounts(t, r, 100)

@@ -18,6 +18,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"hellobench/internal/uring"
 )
 
 // stallServer takes connections with a small receive buffer, reads nothing
@@ -162,46 +164,6 @@ func TestSmallRing(t *testing.T) {
 	}
 }
 
-// When the SQ is full and the kernel takes none of it (io_uring_enter
-// failing with EAGAIN or EBUSY, made to here by a seccomp filter), get
-// fails rather than hand out the slot of an entry not yet submitted.
-func TestSQFull(t *testing.T) {
-	needURing(t)
-	if !inChild(t, "LOADGEN_SQ_FULL") {
-		return
-	}
-	runtime.LockOSThread()
-	r, err := newRing(4)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range len(r.sqes) {
-		s, err := r.get()
-		if err != nil {
-			t.Fatal(err)
-		}
-		s.userData = uint64(100 + i) // a NOP, opcode 0
-	}
-	if err := forbid(unix.SYS_IO_URING_ENTER, unix.EAGAIN); err != nil {
-		t.Skipf("cannot install a seccomp filter: %v", err)
-	}
-	s, err := r.get()
-	if err == nil {
-		t.Fatalf("get on a full SQ the kernel refused returned slot %d", (uintptr(unsafe.Pointer(s))-uintptr(unsafe.Pointer(&r.sqes[0])))/unsafe.Sizeof(*s))
-	}
-	if !errors.Is(err, unix.EAGAIN) {
-		t.Errorf("error %v, want EAGAIN", err)
-	}
-	for i := range r.sqes {
-		if got := r.sqes[i].userData; got != uint64(100+i) {
-			t.Errorf("entry %d: user data %d, want %d", i, got, 100+i)
-		}
-	}
-	if q := r.tail - *r.sqHead; q != uint32(len(r.sqes)) {
-		t.Errorf("%d entries queued, want %d", q, len(r.sqes))
-	}
-}
-
 // A send that fails after some of its bytes went completes with their
 // count, a positive res, not an error: shown here on a real socket (the
 // peer resets while a large send waits for room), and read as a failure,
@@ -234,30 +196,30 @@ func TestSendProgressFails(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := newRing(8)
+	r, err := uring.New(8)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer r.close()
+	defer r.Close()
 	b := make([]byte, 64<<20) // far more than the socket buffers hold
-	s, _ := r.get()
-	s.opcode, s.fd, s.userData = opSend, int32(fd), 1
-	s.addr, s.len = uint64(uintptr(unsafe.Pointer(&b[0]))), uint32(len(b))
-	s.opFlags = unix.MSG_WAITALL | unix.MSG_NOSIGNAL
-	if err := r.enter(0, 0, 0); err != nil {
+	s, _ := r.Get()
+	s.Opcode, s.Fd, s.UserData = uring.OpSend, int32(fd), 1
+	s.Addr, s.Len = uint64(uintptr(unsafe.Pointer(&b[0]))), uint32(len(b))
+	s.OpFlags = unix.MSG_WAITALL | unix.MSG_NOSIGNAL
+	if err := r.Enter(0, 0, 0); err != nil {
 		t.Fatal(err)
 	}
 	peer.(*net.TCPConn).SetLinger(0)
 	peer.Close() // a reset: the send cannot finish
-	if err := r.enter(1, 0, 5*time.Second); err != nil {
+	if err := r.Enter(1, 0, 5*time.Second); err != nil {
 		t.Fatal(err)
 	}
-	head, tail := r.ready()
+	head, tail := r.Ready()
 	if head == tail {
 		t.Fatal("no completion for the send")
 	}
-	res := r.cqe(head).res
-	r.done(head + 1)
+	res := r.Completion(head).Res
+	r.Done(head + 1)
 	if res <= 0 || int(res) >= len(b) {
 		t.Skipf("send completed with %d: no partial progress to read", res)
 	}
@@ -304,7 +266,7 @@ func TestShutdownDrains(t *testing.T) {
 			if waiting == 0 {
 				t.Fatal("no send was waiting when the run ended: the test tests nothing")
 			}
-			u := l.eng.(*uring)
+			u := l.eng.(*uringEngine)
 			if u.ops != 0 {
 				t.Errorf("%d operations left in the kernel after shutdown (%d connections had a send waiting)", u.ops, waiting)
 			}
