@@ -28,6 +28,7 @@ const (
 	OpAsyncCancel = 14
 	OpConnect     = 16
 	OpClose       = 19
+	OpRead        = 22
 	OpSend        = 26
 	OpRecv        = 27
 )

@@ -1,7 +1,8 @@
 //go:build linux
 
 // Command floor is the bench's syscall floor: a deliberately stripped HTTP
-// responder that no real server should be. One thread runs an epoll loop;
+// responder that no real server should be. One thread runs an epoll loop
+// (or, with -engine io_uring, an io_uring ring: uring.go);
 // for every complete request (bytes up to a blank line, "\r\n\r\n") it
 // writes the same canned 200 response carrying the hellobench page. It
 // parses nothing else: no method, no path, no headers, except for two
@@ -36,13 +37,21 @@ import (
 
 func main() {
 	addr := flag.String("addr", ":8086", "listen `address` (host:port)")
+	engine := flag.String("engine", "epoll", "the event loop: `epoll` or io_uring")
 	flag.Parse()
+	if *engine != "epoll" && *engine != "io_uring" {
+		log.Fatalf("floor: -engine %q: epoll or io_uring", *engine)
+	}
 	// One OS thread does all the work.
 	runtime.LockOSThread()
 
 	lfd, err := listen(*addr)
 	if err != nil {
 		log.Fatalf("floor: %v", err)
+	}
+	if *engine == "io_uring" {
+		serveURing(*addr, lfd)
+		return
 	}
 	ep, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
 	if err != nil {
@@ -220,7 +229,14 @@ func read(fd int, c *conn, buf []byte, resp *response) bool {
 	if errno != 0 || n <= 0 {
 		return false
 	}
-	c.in = append(c.in, buf[:n]...)
+	answer(c, buf[:n], resp)
+	return true
+}
+
+// answer takes b, bytes just read, and appends to c.out the answer to each
+// request they complete.
+func answer(c *conn, b []byte, resp *response) {
+	c.in = append(c.in, b...)
 	off := 0 // start of the first unanswered request in c.in
 	for {
 		i := bytes.Index(c.in[off:], crlf2)
@@ -251,7 +267,6 @@ func read(fd int, c *conn, buf []byte, resp *response) bool {
 	}
 	// Keep a partial request, moved to the start of the buffer.
 	c.in = append(c.in[:0], c.in[off:]...)
-	return true
 }
 
 // flush writes pending output; it asks epoll for EPOLLOUT while the socket

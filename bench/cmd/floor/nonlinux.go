@@ -1,6 +1,6 @@
 //go:build !linux
 
-// Command floor is an epoll loop: it runs on Linux only.
+// Command floor is an epoll or io_uring loop: it runs on Linux only.
 package main
 
 import (

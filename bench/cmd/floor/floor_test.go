@@ -1,0 +1,146 @@
+//go:build linux
+
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"hellobench/internal/targets"
+	"hellobench/internal/uring"
+	"hellobench/internal/uring/uringtest"
+	"hellobench/page"
+)
+
+// build builds the floor into a temporary directory.
+func build(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "floor")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// start runs the floor with engine and returns its address and process.
+func start(t *testing.T, bin, engine string) (string, *exec.Cmd) {
+	t.Helper()
+	addr, err := targets.FreeAddr()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "-addr", addr, "-engine", engine)
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	line, err := bufio.NewReader(stderr).ReadString('\n')
+	if err != nil || !strings.Contains(line, "floor: listening on") {
+		t.Fatalf("floor did not start: %q %v", line, err)
+	}
+	return addr, cmd
+}
+
+// TestEngines: both loops answer pipelined and split requests in order,
+// close after HTTP/1.0 and Connection: close, and stop on SIGTERM with
+// status 0.
+func TestEngines(t *testing.T) {
+	bin := build(t)
+	for _, engine := range []string{"epoll", "io_uring"} {
+		t.Run(engine, func(t *testing.T) {
+			if engine == "io_uring" {
+				if r, err := uring.New(8); err != nil {
+					t.Skipf("io_uring: %v", err)
+				} else {
+					r.Close()
+				}
+			}
+			addr, cmd := start(t, bin, engine)
+			get := "GET /hello/world HTTP/1.1\r\nHost: h\r\n\r\n"
+			for _, tc := range []struct {
+				name  string
+				parts []string
+				n     int  // answers
+				close bool // the floor closes after them
+			}{
+				{"pipelined", []string{get + get + get}, 3, false},
+				{"split", []string{"GET /hello/wor", "ld HTTP/1.1\r\nHost: h\r", "\n\r\n"}, 1, false},
+				{"HTTP/1.0", []string{"GET / HTTP/1.0\r\n\r\n" + get}, 1, true},
+				{"close", []string{get + "GET / HTTP/1.1\r\nConnection: close\r\n\r\n" + get}, 2, true},
+			} {
+				c, err := net.Dial("tcp", addr)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, p := range tc.parts {
+					io.WriteString(c, p)
+					time.Sleep(10 * time.Millisecond)
+				}
+				c.SetReadDeadline(time.Now().Add(500 * time.Millisecond))
+				br := bufio.NewReader(c)
+				got := 0
+				for ; ; got++ {
+					r, err := http.ReadResponse(br, nil)
+					if err != nil {
+						closed := errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
+						if got != tc.n || closed != tc.close {
+							t.Errorf("%s: %d answers, closed %v (%v); want %d, closed %v", tc.name, got, closed, err, tc.n, tc.close)
+						}
+						break
+					}
+					body, _ := io.ReadAll(r.Body)
+					if r.StatusCode != 200 || !bytes.Equal(body, page.HTML) {
+						t.Fatalf("%s: answer %d: %d, %d bytes", tc.name, got, r.StatusCode, len(body))
+					}
+				}
+				c.Close()
+			}
+			cmd.Process.Signal(syscall.SIGTERM)
+			if err := cmd.Wait(); err != nil {
+				t.Errorf("after SIGTERM: %v, want exit status 0", err)
+			}
+		})
+	}
+}
+
+// TestURingRefused: where a seccomp profile refuses io_uring, as Docker's
+// default does, the io_uring floor exits 1 with one line that says so.
+func TestURingRefused(t *testing.T) {
+	if os.Getenv("FLOOR_FORBID_URING") != "1" {
+		t.Setenv("FLOOR_BIN", build(t)) // for the child
+	}
+	if !uringtest.InChild(t, "FLOOR_FORBID_URING") {
+		return
+	}
+	bin := os.Getenv("FLOOR_BIN")
+	if err := uringtest.Forbid(unix.SYS_IO_URING_SETUP, unix.EPERM); err != nil {
+		t.Skipf("cannot install a seccomp filter: %v", err)
+	}
+	addr, err := targets.FreeAddr()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd := exec.Command(bin, "-addr", addr, "-engine", "io_uring")
+	cmd.Stderr = &stderr
+	err = cmd.Run()
+	var exit *exec.ExitError
+	lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+	if !errors.As(err, &exit) || exit.ExitCode() != 1 || len(lines) != 1 || !strings.Contains(lines[0], "io_uring") {
+		t.Errorf("floor under the filter: %v, stderr %q; want exit status 1 and one line about io_uring", err, stderr.String())
+	}
+}
