@@ -6,7 +6,11 @@
 //
 // Usage:
 //
-//	versus [-client wrk|loadgen] [-c 50] [-d 5s] [-rounds 3] [-mode keepalive] [-pairs] [-force] target...
+//	versus [-client wrk|loadgen] [-c 50] [-d 5s] [-rounds 3] [-mode keepalive] [-pairs] [-force] [-exec 'NAME=COMMAND ARGS'] target...
+//
+// -exec adds a program outside the project as a target NAME, its {addr}
+// (host:port) or {port} replaced by where it is to listen: a yardstick
+// measured beside the table's targets the same way.
 //
 // Targets: nethttp, gin, fasthttp, fiber, gnet, fcgi (lighttpd and the
 // application's CPU are shown apart), nginx, lighttpd-static, floor; a
@@ -37,6 +41,13 @@ func main() {
 	mode := flag.String("mode", "keepalive", "loadgen's mode: keepalive, close or pipeline")
 	flag.BoolVar(&v.Pairs, "pairs", false, "compare the targets in pairs (1st/2nd, 3rd/4th, …) rather than each with the first")
 	force := flag.Bool("force", false, "run even when another process is busy on the pinned CPUs")
+	flag.Func("exec", "add `NAME=COMMAND ARGS` as a target: a program outside the project, its {addr} or {port} replaced by where it listens (repeatable)", func(v string) error {
+		name, command, ok := strings.Cut(v, "=")
+		if !ok {
+			return fmt.Errorf("%q: want NAME=COMMAND ARGS", v)
+		}
+		return targets.AddExternal(name, strings.Fields(command))
+	})
 	flag.Usage = func() {
 		fmt.Fprintf(os.Stderr, "usage: versus [-client wrk|loadgen] [-c 50] [-d 5s] [-rounds 3] target...\ntargets: %s; with -bare also %s\n",
 			strings.Join(targets.Names(), ", "), strings.Join(targets.Guarded(), bench.BareSuffix+", ")+bench.BareSuffix)
