@@ -35,14 +35,15 @@ func build(t *testing.T) string {
 	return bin
 }
 
-// start runs the floor with engine and returns its address and process.
-func start(t *testing.T, bin, engine string) (string, *exec.Cmd) {
+// start runs the floor with the given flags and returns its address and
+// process.
+func start(t *testing.T, bin string, flags ...string) (string, *exec.Cmd) {
 	t.Helper()
 	addr, err := targets.FreeAddr()
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(bin, "-addr", addr, "-engine", engine)
+	cmd := exec.Command(bin, append([]string{"-addr", addr}, flags...)...)
 	stderr, _ := cmd.StderrPipe()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -60,16 +61,16 @@ func start(t *testing.T, bin, engine string) (string, *exec.Cmd) {
 // status 0.
 func TestEngines(t *testing.T) {
 	bin := build(t)
-	for _, engine := range []string{"epoll", "io_uring"} {
-		t.Run(engine, func(t *testing.T) {
-			if engine == "io_uring" {
+	for _, flags := range [][]string{{"-engine", "epoll"}, {"-engine", "io_uring", "-multishot=false"}, {"-engine", "io_uring", "-multishot"}} {
+		t.Run(strings.Join(flags[1:], ""), func(t *testing.T) {
+			if flags[1] == "io_uring" {
 				if r, err := uring.New(8); err != nil {
 					t.Skipf("io_uring: %v", err)
 				} else {
 					r.Close()
 				}
 			}
-			addr, cmd := start(t, bin, engine)
+			addr, cmd := start(t, bin, flags...)
 			get := "GET /hello/world HTTP/1.1\r\nHost: h\r\n\r\n"
 			for _, tc := range []struct {
 				name  string
