@@ -39,9 +39,17 @@ func (t Target) Binary(root, bin string) (string, error) {
 	if t.Package == "" {
 		return "", fmt.Errorf("%s is not built from Go", t.Name)
 	}
-	path := filepath.Join(bin, t.Name)
+	path := filepath.Join(bin, t.binary())
 	if _, err := os.Stat(path); err == nil {
 		return path, nil
 	}
 	return path, Build(root, bin, t)
+}
+
+// binary is the name of t's binary in bin/.
+func (t Target) binary() string {
+	if t.Bin != "" {
+		return t.Bin
+	}
+	return t.Name
 }

@@ -24,11 +24,11 @@ var (
 
 // goBinary starts bin/NAME with the contract's flags.
 func goBinary(t Target, e Env, dir string) (launch, error) {
-	bin := filepath.Join(e.Bin, t.Name)
+	bin := filepath.Join(e.Bin, t.binary())
 	if _, err := os.Stat(bin); err != nil {
 		return launch{}, fmt.Errorf("no binary %s: build it with go build -o %s %s (make build does)", bin, e.Bin+"/", t.Package)
 	}
-	args := []string{"-addr", e.Addr}
+	args := append([]string{"-addr", e.Addr}, t.Args...)
 	if e.HeaderTimeout > 0 {
 		args = append(args, "-header-timeout", e.HeaderTimeout.String())
 	}
@@ -43,6 +43,15 @@ func goBinary(t Target, e Env, dir string) (launch, error) {
 	}
 	args = append(args, workArgs(e)...)
 	return launch{path: bin, args: args}, nil
+}
+
+// uringBinary is goBinary for a target on io_uring: missing where this
+// process, and so its children, may not set up a ring.
+func uringBinary(t Target, e Env, dir string) (launch, error) {
+	if err := uringAvailable(); err != nil {
+		return launch{}, fmt.Errorf("%s: %v (%w)", t.Name, err, ErrMissing)
+	}
+	return goBinary(t, e, dir)
 }
 
 // workArgs are the flags of the handler work e asks for: none for none.

@@ -31,6 +31,10 @@ type Target struct {
 	// Package is the Go package built into bin/NAME, or "" when the target
 	// is a program from Debian alone.
 	Package string
+	// Bin is the name of the binary Package builds, when it is not Name;
+	// Args, the flags that make it this target.
+	Bin  string
+	Args []string
 	// Bare says the server accepts -bare: it has framing guards of its own
 	// that the flag turns off, so that "NAME/bare" is its stack out of the
 	// box.
@@ -147,6 +151,16 @@ var All = []Target{
 		Ready:   regexp.MustCompile(`floor: listening on `),
 		Stop:    syscall.SIGTERM,
 		launch:  goBinary,
+	},
+	{
+		// The same floor on io_uring; where the kernel or a seccomp
+		// profile refuses io_uring, missing, as a tool not installed.
+		Name: "floor-uring", Kind: Reference, Package: "./bench/cmd/floor", Bin: "floor", ServerHeader: "floor",
+		Args:    []string{"-engine", "io_uring"},
+		Counted: []string{"floor"},
+		Ready:   regexp.MustCompile(`floor: listening on `),
+		Stop:    syscall.SIGTERM,
+		launch:  uringBinary,
 	},
 }
 

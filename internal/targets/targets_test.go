@@ -55,7 +55,7 @@ func TestLookup(t *testing.T) {
 		t.Errorf("Lookup(fcgi) = %+v, %v", tg, err)
 	}
 	_, err = Lookup("apache")
-	if err == nil || !strings.Contains(err.Error(), `unknown target "apache" (known: nethttp, fasthttp, fiber, gin, gnet, fcgi, echo, chi, hertz, nginx, lighttpd-static, floor)`) {
+	if err == nil || !strings.Contains(err.Error(), `unknown target "apache" (known: nethttp, fasthttp, fiber, gin, gnet, fcgi, echo, chi, hertz, nginx, lighttpd-static, floor, floor-uring)`) {
 		t.Errorf("Lookup(apache): %v", err)
 	}
 }
