@@ -45,7 +45,7 @@ func BenchmarkCapacity(b *testing.B) {
 	if *flagSLO <= 0 || *flagSLOSteps < 1 || *flagSLOLo <= 0 || *flagSLOLo >= 1 {
 		b.Fatalf("-slo %v, -slo-steps %d, -slo-lo %g: want a positive bound, a step or more, a share in (0, 1)", *flagSLO, *flagSLOSteps, *flagSLOLo)
 	}
-	withCeilings(b, latencyServers(), func(name string, ceil float64) {
+	withCeilings(b, latencyServers(), *flagLatServers != "", func(name string, ceil float64) {
 		b.Run(fmt.Sprintf("%s/p99=%dus", name, flagSLO.Microseconds()), func(b *testing.B) {
 			capacity(b, cfg, client, name, ceil)
 		})

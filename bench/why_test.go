@@ -43,7 +43,7 @@ func BenchmarkWhy(b *testing.B) {
 	if err := mountTracefs(); err != nil {
 		b.Skipf("no tracepoints to count with: %v", err)
 	}
-	withCeilings(b, strings.Split(*flagWhyServers, ","), func(name string, ceil float64) {
+	withCeilings(b, strings.Split(*flagWhyServers, ","), true, func(name string, ceil float64) {
 		b.Run(name, func(b *testing.B) {
 			s := start(b, cfg, name)
 			for _, p := range []struct {
