@@ -20,7 +20,8 @@ import (
 )
 
 var (
-	flagWhyServers = flag.String("why-servers", "nginx,floor,gnet,fasthttp,nethttp", "BenchmarkWhy's servers")
+	flagWhyServers       = flag.String("why-servers", "nginx,floor,gnet,fasthttp,nethttp", "BenchmarkWhy's servers")
+	flagReadinessServers = flag.String("readiness-servers", "floor,floor-uring,gnet,nginx", "BenchmarkReadiness's servers")
 	flagWhyFor     = flag.Duration("why-for", 2*time.Second, "how long BenchmarkWhy counts each load")
 )
 
@@ -56,6 +57,32 @@ func BenchmarkWhy(b *testing.B) {
 	})
 }
 
+// BenchmarkReadiness counts, per request, what the floors ask of the
+// kernel saturated (closed loop), as BenchmarkWhy does, with the io_uring
+// floor's io_uring_enter calls and each server's CPU split into its own
+// code and the kernel's: what the readiness model (epoll) costs over
+// io_uring's completions. With -block, the servers run in its order; a
+// server the machine cannot run (io_uring refused) is skipped.
+func BenchmarkReadiness(b *testing.B) {
+	cfg, client := setup(b)
+	perf, err := exec.LookPath("perf")
+	if err != nil {
+		b.Skip(deps.NotInstalled("perf"))
+	}
+	if err := mountTracefs(); err != nil {
+		b.Skipf("no tracepoints to count with: %v", err)
+	}
+	names := strings.Split(*flagReadinessServers, ",")
+	if *flagBlock >= 0 {
+		names = permute(names, *flagBlock)
+	}
+	for _, name := range names {
+		b.Run(name+"/saturated", func(b *testing.B) {
+			counted(b, perf, client, start(b, cfg, name), 0)
+		})
+	}
+}
+
 // mountTracefs mounts the tracepoints' file system where it is not yet.
 func mountTracefs() error {
 	if _, err := os.Stat(filepath.Join(tracefs, "events")); err == nil {
@@ -75,7 +102,7 @@ func counted(b *testing.B, perf string, client Client, s *Server, rate float64) 
 	statFile, recFile := filepath.Join(dir, "stat"), filepath.Join(dir, "rec")
 	list := strings.Join(pids, ",")
 	stat := exec.Command(perf, "stat", "-x,", "-o", statFile, "-p", list,
-		"-e", "raw_syscalls:sys_enter,syscalls:sys_enter_epoll_wait,syscalls:sys_enter_epoll_pwait,syscalls:sys_enter_epoll_pwait2")
+		"-e", "raw_syscalls:sys_enter,syscalls:sys_enter_epoll_wait,syscalls:sys_enter_epoll_pwait,syscalls:sys_enter_epoll_pwait2,syscalls:sys_enter_io_uring_enter")
 	rec := exec.Command(perf, "record", "-q", "-o", recFile, "-p", list,
 		"-e", "syscalls:sys_exit_epoll_wait,syscalls:sys_exit_epoll_pwait,syscalls:sys_exit_epoll_pwait2")
 	for _, c := range []*exec.Cmd{stat, rec} {
@@ -90,6 +117,7 @@ func counted(b *testing.B, perf string, client Client, s *Server, rate float64) 
 	if err != nil {
 		b.Fatal(err)
 	}
+	user0, sys0 := cpuTimes(pids)
 	u0, err := s.Usage()
 	if err != nil {
 		b.Fatal(err)
@@ -107,6 +135,7 @@ func counted(b *testing.B, perf string, client Client, s *Server, rate float64) 
 	if err != nil {
 		b.Fatal(err)
 	}
+	user1, sys1 := cpuTimes(pids)
 	for _, c := range []*exec.Cmd{stat, rec} {
 		c.Process.Signal(syscall.SIGINT)
 		// perf writes its counts, then dies of the signal it caught, as
@@ -137,8 +166,25 @@ func counted(b *testing.B, perf string, client Client, s *Server, rate float64) 
 	if waits > 0 {
 		b.ReportMetric(events/waits, "events/wait")
 	}
+	b.ReportMetric(calls["syscalls:sys_enter_io_uring_enter"]/n, "uring-enters/req")
 	b.ReportMetric(float64(v1-v0)/n, "vcsw/req")
 	b.ReportMetric(float64(n1-n0)/n, "ivcsw/req")
+	// In the clock's ticks (/proc's stat): a split of the CPU above into
+	// the process's own code and the kernel's on its behalf.
+	b.ReportMetric((user1-user0).Seconds()*1e6/n, "user-us/req")
+	b.ReportMetric((sys1-sys0).Seconds()*1e6/n, "sys-us/req")
+}
+
+// cpuTimes sums the user and kernel CPU time of pids, threads included.
+func cpuTimes(pids []string) (user, sys time.Duration) {
+	for _, pid := range pids {
+		n, _ := strconv.Atoi(pid)
+		if st, err := proc.ReadStat(n); err == nil {
+			user += st.User
+			sys += st.Sys
+		}
+	}
+	return user, sys
 }
 
 // switches sums the voluntary and involuntary context switches of every

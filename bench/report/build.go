@@ -151,6 +151,10 @@ func Build(all map[string]Samples, why map[string]string, sections map[string]Se
 			if w, ok := whyPoint(strings.TrimPrefix(key, "hellobench/bench/BenchmarkWhy/"), s); ok {
 				rep.Why = append(rep.Why, w)
 			}
+		case strings.HasPrefix(key, "hellobench/bench/BenchmarkReadiness/"):
+			if w, ok := whyPoint(strings.TrimPrefix(key, "hellobench/bench/BenchmarkReadiness/"), s); ok {
+				rep.Readiness = append(rep.Readiness, w)
+			}
 		case strings.HasPrefix(key, "hellobench/bench/BenchmarkIdle/"):
 			server, c, ok := strings.Cut(strings.TrimPrefix(key, "hellobench/bench/BenchmarkIdle/"), "/c=")
 			if n, err := strconv.Atoi(c); ok && err == nil {
@@ -165,6 +169,7 @@ func Build(all map[string]Samples, why map[string]string, sections map[string]Se
 	slices.SortFunc(rep.Why, func(a, b Why) int {
 		return cmp.Or(CompareServers(a.Server, b.Server), strings.Compare(a.Load, b.Load)) // "of=25%" before "saturated"
 	})
+	slices.SortFunc(rep.Readiness, func(a, b Why) int { return CompareServers(a.Server, b.Server) })
 	slices.SortFunc(rep.Capacity, func(a, b Capacity) int { return CompareServers(a.Server, b.Server) })
 
 	compare(rep.Ceilings)

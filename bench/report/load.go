@@ -57,6 +57,12 @@ type Why struct {
 	EventsPerWait Figure `json:"events_per_epoll_wait"`
 	Voluntary     Figure `json:"voluntary_switches_per_req"`
 	Involuntary   Figure `json:"involuntary_switches_per_req"`
+	// URingEnters is the io_uring_enter calls per request; User and Sys
+	// split the server's CPU per request, in µs, into its own code and the
+	// kernel's (counted in the clock's ticks). Only where counted.
+	URingEnters Figure `json:"io_uring_enters_per_req,omitzero"`
+	User        Figure `json:"user_us_per_req,omitzero"`
+	Sys         Figure `json:"sys_us_per_req,omitzero"`
 }
 
 // whyPoint reads a BenchmarkWhy name, "server/of=25%" or "server/saturated".
@@ -67,7 +73,8 @@ func whyPoint(name string, s Samples) (Why, bool) {
 	}
 	return Why{Server: server, Load: load, ReqPerSec: s.figure("req/s"), Busy: s.figure("cpu-%"),
 		Syscalls: s.figure("syscalls/req"), EpollWaits: s.figure("epoll-waits/req"), EventsPerWait: s.figure("events/wait"),
-		Voluntary: s.figure("vcsw/req"), Involuntary: s.figure("ivcsw/req")}, true
+		Voluntary: s.figure("vcsw/req"), Involuntary: s.figure("ivcsw/req"),
+		URingEnters: s.figure("uring-enters/req"), User: s.figure("user-us/req"), Sys: s.figure("sys-us/req")}, true
 }
 
 // FindWhy returns a server's counts at one load, if counted.

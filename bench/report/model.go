@@ -213,6 +213,10 @@ type Report struct {
 	// context switches per request, at a quarter of the ceiling and
 	// saturated.
 	Why []Why `json:"why,omitempty"`
+	// Readiness is make bench-readiness's count of what the floors on
+	// epoll and on io_uring (and gnet, and nginx) ask of the kernel per
+	// request, saturated.
+	Readiness []Why `json:"readiness,omitempty"`
 	// Usual is each mode's usual reference speed in the ceilings, CPU µs
 	// per request: the level of the host's speed whose blocks count.
 	Usual map[string]float64 `json:"usual_ref_us_per_req,omitempty"`

@@ -156,6 +156,21 @@ func loadCommands(quick bool, rounds, searches int, ceilings string) [][]string 
 	return cmds
 }
 
+// readinessCommands are make bench-readiness's rounds: in each, the floors
+// on epoll and io_uring, gnet and nginx saturated, in the round's order,
+// while perf counts what each asks of the kernel (BenchmarkReadiness).
+func readinessCommands(quick bool, rounds int) [][]string {
+	var cmds [][]string
+	for k := range rounds {
+		args := []string{"-bench", "^BenchmarkReadiness$", "-benchtime", "1x", "-timeout", "0", "./bench", "-args", "-block", fmt.Sprint(k)}
+		if quick {
+			args = append(args, "-why-for", "300ms")
+		}
+		cmds = append(cmds, goTest(args...))
+	}
+	return cmds
+}
+
 // quickServers are the two servers -quick holds: net/http and nginx, a Go
 // runtime and the C reference, or in the place of one that had no ceiling
 // in the quick run's single block (its client can be the limit) the first

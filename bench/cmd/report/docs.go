@@ -34,6 +34,7 @@ var documents = []document{
 		"costs-pipeline":  render.Caption(render.CostsPipeline),
 		"costs-idle":      render.SweepOne,
 		"costs-why":       render.CostsWhy,
+		"costs-readiness": render.CostsReadiness,
 	}},
 }
 
@@ -49,6 +50,8 @@ func beginMarker(name string) string {
 		from = "make bench-latency writes it from results/results.json"
 	case "load", "capacity", "costs-why":
 		from = "make bench-load writes it from results/results.json"
+	case "costs-readiness":
+		from = "make bench-readiness writes it from results/results.json"
 	}
 	return "<!-- begin generated: " + name + " (" + from + ") -->\n"
 }

@@ -67,6 +67,8 @@ func main() {
 	loadRun := flag.Bool("load", false, "run the servers at shares of their keep-alive ceilings and the ladder for their CPU per request, and the search for the rate each holds within a p99 bound, into load.txt first (ceilings as -latency takes them)")
 	// Six rounds are the fewest whose order statistics give a 95 % interval.
 	loadRounds := flag.Int("load-rounds", 6, "with -load: rounds of the points, each holding every server once in its own order")
+	readinessRun := flag.Bool("readiness", false, "count what the floors on epoll and io_uring, gnet and nginx ask of the kernel per request, saturated, into readiness.txt first (-readiness-rounds rounds)")
+	readinessRounds := flag.Int("readiness-rounds", 5, "with -readiness: rounds, each running every server once in its own order")
 	capacityRounds := flag.Int("capacity-rounds", 3, "with -load: rounds of the search for the rate within the p99 bound (the first rounds' tails)")
 	latencyRounds := flag.Int("latency-rounds", 3, "with -latency: rounds, each holding every server at every rate once, in its own order")
 	workBlocks := flag.Int("work-blocks", 6, "with -work: blocks, each running every server at every level of work once, in its own order")
@@ -95,8 +97,8 @@ func main() {
 	if flag.NArg() > 0 {
 		log.Fatalf("unexpected arguments %q", flag.Args())
 	}
-	if *rounds < 1 || *sweepRounds < 1 || *n < 1 || *sweepN < 1 || *blocks < 1 || *workBlocks < 1 || *latencyRounds < 1 || *loadRounds < 1 || *capacityRounds < 1 || *each <= 0 {
-		log.Fatal("-rounds, -sweep-rounds, -blocks, -work-blocks, -latency-rounds, -load-rounds, -capacity-rounds, -for, -n and -sweep-n must be positive")
+	if *rounds < 1 || *sweepRounds < 1 || *n < 1 || *sweepN < 1 || *blocks < 1 || *workBlocks < 1 || *latencyRounds < 1 || *loadRounds < 1 || *readinessRounds < 1 || *capacityRounds < 1 || *each <= 0 {
+		log.Fatal("-rounds, -sweep-rounds, -blocks, -work-blocks, -latency-rounds, -load-rounds, -readiness-rounds, -capacity-rounds, -for, -n and -sweep-n must be positive")
 	}
 	if *docs && *quick {
 		log.Fatal("-docs takes a full run's figures, not -quick's")
@@ -142,6 +144,7 @@ func main() {
 	workFile := filepath.Join(*out, "work.txt")
 	latencyFile := filepath.Join(*out, "latency.txt")
 	loadFile := filepath.Join(*out, "load.txt")
+	readinessFile := filepath.Join(*out, "readiness.txt")
 	if *run {
 		if err := runAll(root, benchFile, *quick, forced, blockCount(*quick, *blocks), ceilingCommands(*quick, *inMemory, *rounds, *blocks, *each)); err != nil {
 			fatal(err)
@@ -179,6 +182,13 @@ func main() {
 		}
 	}
 
+	if *readinessRun {
+		rounds := blockCount(*quick, *readinessRounds)
+		if err := runAll(root, readinessFile, *quick, forced, rounds, readinessCommands(*quick, rounds)); err != nil {
+			fatal(err)
+		}
+	}
+
 	if *latencyRun {
 		from := benchFile
 		if *ceilingsFrom != "" {
@@ -189,9 +199,9 @@ func main() {
 		}
 	}
 
-	rep, err := report.Read(map[string]string{"ceilings": benchFile, "sweep": sweepFile, "scale": scaleFile, "work": workFile, "latency": latencyFile, "load": loadFile})
+	rep, err := report.Read(map[string]string{"ceilings": benchFile, "sweep": sweepFile, "scale": scaleFile, "work": workFile, "latency": latencyFile, "load": loadFile, "readiness": readinessFile})
 	if err != nil {
-		log.Fatalf("%v: run with -run, -sweep, -scale, -work, -latency or -load", err)
+		log.Fatalf("%v: run with -run, -sweep, -scale, -work, -latency, -load or -readiness", err)
 	}
 	if rep.Clients, err = report.ReadClients(filepath.Join(*out, "clients.json")); err != nil {
 		log.Fatal(err)

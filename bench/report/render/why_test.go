@@ -34,3 +34,29 @@ func TestCostsWhy(t *testing.T) {
 		t.Error("a run without counts renders a section")
 	}
 }
+
+func TestCostsReadiness(t *testing.T) {
+	f := func(v ...float64) report.Figure { return bench.FigureOf(v) }
+	rep := report.Report{Sections: map[string]report.Section{"readiness": {Rounds: 3, Date: "2026-12-04 22:00 UTC"}},
+		Readiness: []report.Why{
+			{Server: "floor", Load: "saturated", ReqPerSec: f(170000, 170000, 170000), Busy: f(99, 99, 99), Syscalls: f(2.04, 2.04, 2.05),
+				EpollWaits: f(0.04, 0.04, 0.04), Voluntary: f(0.002, 0.002, 0.002), User: f(0.5, 0.5, 0.5), Sys: f(5.3, 5.3, 5.3)},
+			{Server: "floor-uring", Load: "saturated", ReqPerSec: f(200000, 200000, 200000), Busy: f(99, 99, 99), Syscalls: f(0.05, 0.05, 0.05),
+				URingEnters: f(0.04, 0.04, 0.04), Voluntary: f(0.001, 0.001, 0.001), User: f(0.2, 0.2, 0.2), Sys: f(4.77, 4.77, 4.77)},
+		}}
+	got := CostsReadiness(rep)
+	for _, want := range []string{
+		"| floor | 170\u2009000 (170\u2009000–170\u2009000) (99 (99–99) %) | 2.040 (2.040–2.050) | – |",
+		"| floor-uring | 200\u2009000",
+		"The io_uring floor makes 0.050 system calls per request against the epoll floor's 2.040 (an io_uring_enter per 25 requests",
+		"spends 0.90 times the epoll floor's kernel CPU per request and 0.40 times its own (user) CPU",
+		"3 rounds",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the section lacks %q:\n%s", want, got)
+		}
+	}
+	if CostsReadiness(report.Report{}) != "" {
+		t.Error("a run without counts renders a section")
+	}
+}
