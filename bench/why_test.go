@@ -37,13 +37,7 @@ const tracefs = "/sys/kernel/tracing"
 // process of the server). With -block, the servers run in its order.
 func BenchmarkWhy(b *testing.B) {
 	cfg, client := setup(b)
-	perf, err := exec.LookPath("perf")
-	if err != nil {
-		b.Skip(deps.NotInstalled("perf"))
-	}
-	if err := mountTracefs(); err != nil {
-		b.Skipf("no tracepoints to count with: %v", err)
-	}
+	perf := perfReady(b)
 	withCeilings(b, strings.Split(*flagWhyServers, ","), true, func(name string, ceil float64) {
 		b.Run(name, func(b *testing.B) {
 			s := start(b, cfg, name)
@@ -65,13 +59,7 @@ func BenchmarkWhy(b *testing.B) {
 // server the machine cannot run (io_uring refused) is skipped.
 func BenchmarkReadiness(b *testing.B) {
 	cfg, client := setup(b)
-	perf, err := exec.LookPath("perf")
-	if err != nil {
-		b.Skip(deps.NotInstalled("perf"))
-	}
-	if err := mountTracefs(); err != nil {
-		b.Skipf("no tracepoints to count with: %v", err)
-	}
+	perf := perfReady(b)
 	names := strings.Split(*flagReadinessServers, ",")
 	if *flagBlock >= 0 {
 		names = permute(names, *flagBlock)
@@ -81,6 +69,19 @@ func BenchmarkReadiness(b *testing.B) {
 			counted(b, perf, client, start(b, cfg, name), 0)
 		})
 	}
+}
+
+// perfReady returns perf's path, with the tracepoints mounted for it to
+// count, or skips b.
+func perfReady(b *testing.B) string {
+	perf, err := exec.LookPath("perf")
+	if err != nil {
+		b.Skip(deps.NotInstalled("perf"))
+	}
+	if err := mountTracefs(); err != nil {
+		b.Skipf("no tracepoints to count with: %v", err)
+	}
+	return perf
 }
 
 // mountTracefs mounts the tracepoints' file system where it is not yet.
