@@ -47,9 +47,9 @@ func serveURing(addr string, lfd int, multishot bool) {
 		log.Fatalf("floor: %v", err)
 	}
 	// Every call, the wait too, is a raw system call that keeps the
-	// thread's P: the scheduler's bookkeeping around a blocking call cost
-	// the floor a tenth of its CPU per request here. A signal still ends
-	// the wait (EINTR), and the runtime preempts the loop for the
+	// thread's P: a floor should not pay the scheduler's bookkeeping
+	// around a blocking call, which measured dearer here. A signal still
+	// ends the wait (EINTR), and the runtime preempts the loop for the
 	// signal's goroutine.
 	r.Blocking = false
 	l := &uloop{r: r, lfd: lfd}
