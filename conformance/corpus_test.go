@@ -32,15 +32,7 @@ func line(requestLine string) string { return head(requestLine) }
 
 // hostReq is a GET of the page with the given header lines and no Host of
 // its own.
-func hostReq(lines ...string) string {
-	var b strings.Builder
-	b.WriteString("GET /hello/world HTTP/1.1\r\n")
-	for _, l := range lines {
-		b.WriteString(l + "\r\n")
-	}
-	b.WriteString("\r\n")
-	return b.String()
-}
+func hostReq(lines ...string) string { return request("GET /hello/world HTTP/1.1", lines...) }
 
 // get is a plain GET of the page.
 var get = head("GET /hello/world HTTP/1.1")

@@ -149,8 +149,14 @@ func split(name, category string, want expect, source string, parts ...string) f
 // head builds a request head: the request line, a Host header, the given
 // header lines, each ended with CRLF, and the empty line.
 func head(requestLine string, lines ...string) string {
+	return request(requestLine, append([]string{"Host: hellobench"}, lines...)...)
+}
+
+// request builds a request head: the request line and the given header
+// lines, each ended with CRLF, and the empty line.
+func request(requestLine string, lines ...string) string {
 	var b strings.Builder
-	b.WriteString(requestLine + "\r\nHost: hellobench\r\n")
+	b.WriteString(requestLine + "\r\n")
 	for _, l := range lines {
 		b.WriteString(l + "\r\n")
 	}

@@ -24,7 +24,7 @@ func AddExternal(name string, argv []string) error {
 	if _, err := Lookup(name); err == nil {
 		return fmt.Errorf("external target %s: the table has a target of that name", name)
 	}
-	if !strings.Contains(strings.Join(argv, " "), "{addr}") && !strings.Contains(strings.Join(argv, " "), "{port}") {
+	if command := strings.Join(argv, " "); !strings.Contains(command, "{addr}") && !strings.Contains(command, "{port}") {
 		return errors.New("external target " + name + ": its command names no {addr} or {port} to listen on")
 	}
 	All = append(All, Target{

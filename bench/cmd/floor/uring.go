@@ -127,7 +127,7 @@ func (l *uloop) get(op uint8, fd int) *uring.SQE {
 		l.err = err
 		return nil
 	}
-	s.Opcode, s.Fd, s.UserData = 0, int32(fd), uint64(fd)<<8|uint64(op)
+	s.Fd, s.UserData = int32(fd), uint64(fd)<<8|uint64(op)
 	return s
 }
 
