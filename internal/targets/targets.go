@@ -129,6 +129,7 @@ var All = []Target{
 	guarded(goServer("echo", 8086, nil)).routerOn("nethttp").gives("a router with groups, parameters and a middleware chain on net/http, with data binding and rendering helpers; HTTP/2 and TLS from net/http"),
 	guarded(goServer("chi", 8087, nil)).routerOn("nethttp").gives("a small router of net/http handlers: parameters, groups and middleware as plain http.Handler wrappers, so every net/http handler fits; HTTP/2 and TLS from net/http"),
 	guarded(goServer("hertz", 8088, nil)).gives("CloudWeGo's HTTP framework on its own event-loop transport (netpoll): its own request types and router, middleware, HTTP/1.1 (HTTP/2 and TLS through extensions or the standard transport)"),
+	goServer("uring", 8089, nil).onURing().gives("the project's own event loop on io_uring (servers/uring) with the parser gnet uses: no library between the server and the kernel, so it owns its HTTP, routing and TLS; Linux only, and refused where a seccomp profile forbids io_uring"),
 	{
 		Name: "nginx", Kind: Reference, ServerHeader: "nginx",
 		Counted: []string{"nginx"},
@@ -190,6 +191,13 @@ func guarded(t Target) Target {
 // routerOn marks a router server and the loop it runs on.
 func (t Target) routerOn(loop string) Target {
 	t.RouterOn = loop
+	return t
+}
+
+// onURing marks a server on io_uring: missing where it is refused, as a
+// tool not installed.
+func (t Target) onURing() Target {
+	t.launch = uringBinary
 	return t
 }
 

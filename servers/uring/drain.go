@@ -1,0 +1,105 @@
+//go:build linux
+
+package main
+
+import (
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+
+	"hellobench/internal/uring"
+)
+
+// Graceful shutdown, each loop on its own: the accept is cancelled and the
+// listening socket closed once the connections already queued on it are
+// accepted (closing would reset them, though their clients may have sent a
+// request); idle connections are closed at once and each other one when
+// its request is answered, with Connection: close; after grace, whatever
+// is left is closed.
+
+const (
+	// grace is how long the drain waits for requests in flight: the
+	// contract allows 5 s from the signal to exit.
+	grace = 3 * time.Second
+	// acceptWait bounds the wait for queued connections to be accepted.
+	acceptWait = 200 * time.Millisecond
+)
+
+// drain runs after each batch while the server drains; it reports whether
+// the loop is done.
+func (l *loop) drain() bool {
+	if l.drainFrom < 0 {
+		l.drainFrom = l.now
+		l.sweepAt = l.now // close the idle connections now
+	}
+	if l.listening && (queued(l.lfd) == 0 || l.now-l.drainFrom >= acceptWait) {
+		l.closeListener()
+	}
+	if !l.listening && len(l.live) == 0 {
+		return true
+	}
+	if l.now-l.drainFrom < grace {
+		return false
+	}
+	for i := len(l.live) - 1; i >= 0; i-- {
+		l.close(l.live[i])
+	}
+	_ = l.r.Enter(0, 0, 0) // submit the closes
+	return true
+}
+
+// queued returns the length of the listening socket's accept queue: for a
+// listening socket, TCP_INFO's unacked field.
+func queued(fd int) int {
+	info, err := unix.GetsockoptTCPInfo(fd, unix.IPPROTO_TCP, unix.TCP_INFO)
+	if err != nil {
+		return 0
+	}
+	return int(info.Unacked)
+}
+
+// closeListener cancels the multishot accept and closes the listening
+// socket: new connections are refused.
+func (l *loop) closeListener() {
+	l.listening, l.accepting = false, false
+	if err := l.r.Room(2); err != nil {
+		l.err = err
+		return
+	}
+	if s := l.get(opIgnore, l.lfd, 0); s != nil {
+		s.Opcode, s.OpFlags, s.Flags = uring.OpAsyncCancel, uring.CancelFD|uring.CancelAll, uring.SQEHardLink
+	}
+	if s := l.get(opIgnore, l.lfd, 0); s != nil {
+		s.Opcode = uring.OpClose
+	}
+}
+
+// wakeUp ends the loop's wait from another goroutine: the pool's answers
+// and the drain.
+func (l *loop) wakeUp() {
+	one := uint64(1)
+	_, _ = unix.Write(l.wake, (*[8]byte)(unsafe.Pointer(&one))[:])
+}
+
+// readWake queues the read of the wake-up eventfd.
+func (l *loop) readWake() {
+	if s := l.get(opWake, l.wake, 0); s != nil {
+		s.Opcode, s.Addr, s.Len = uring.OpRead, uint64(uintptr(unsafe.Pointer(&l.woke[0]))), uint32(len(l.woke))
+	}
+}
+
+// woken takes the answers the pool has finished, and reads the eventfd
+// again. (The drain needs nothing more: run checks the flag each turn.)
+func (l *loop) woken() {
+	l.readWake()
+	l.mu.Lock()
+	answers := l.answers
+	l.answers = nil
+	l.mu.Unlock()
+	for _, j := range answers {
+		if c := l.lookup(j.fd, j.gen); c != nil && !c.gone && c.phase == phaseWait {
+			l.answered(c, j)
+		}
+	}
+}

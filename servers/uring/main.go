@@ -1,0 +1,129 @@
+//go:build linux
+
+// Command uring serves the hellobench page on io_uring, driven by raw system
+// calls (package hellobench/internal/uring): no networking library, no
+// netpoller. It is what servers/gnet is on gnet, on the other readiness
+// model: where gnet is told a socket is ready and then reads and writes it
+// with a system call each, uring hands the kernel the reads and writes
+// themselves and takes their results, many per io_uring_enter.
+//
+// It is a complete server, not a benchmark special: the HTTP/1.1 parser is
+// the project's own (servers/internal/http1, shared with gnet); it validates
+// requests per RFC 9112, reads requests split over any number of receives,
+// answers pipelined ones in order in one send per batch of completions,
+// consumes bodies (chunked included), enforces header and idle timeouts
+// from one sweep per tick (no timer per connection), drains on SIGINT or
+// SIGTERM, and keeps serving when connections outnumber its open-file limit
+// (limit.go).
+//
+// Each connection has one multishot receive into a ring of buffers the
+// loop provides (a buffer is lent only while its bytes are parsed), so an
+// idle connection holds no buffer: its memory is its state alone.
+//
+// With -work-cpu and -work-wait its handler does work before it answers,
+// as every server's can; a wait runs off the ring, on a bounded pool of
+// goroutines (work.go), and its answer comes back through an eventfd the
+// ring reads.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"log"
+	"net"
+	"os"
+	"os/signal"
+	"runtime"
+	"syscall"
+	"time"
+
+	"hellobench/servers/internal/timeouts"
+)
+
+func main() {
+	addr := flag.String("addr", ":8089", "listen `address`")
+	headerTimeout := flag.Duration("header-timeout", 10*time.Second, "close a connection whose request headers are not complete within this `duration`")
+	idleTimeout := flag.Duration("idle-timeout", 60*time.Second, "close a keep-alive connection idle for this `duration`")
+	work.Flags(flag.CommandLine)
+	flag.IntVar(&poolSize, "work-pool", poolSize, "at most this many `goroutines` wait off the rings at once; further waits queue until one is free")
+	flag.Parse()
+	if err := timeouts.Check(*headerTimeout, *idleTimeout); err != nil {
+		fmt.Fprintf(os.Stderr, "uring: %v\n", err)
+		os.Exit(2)
+	}
+	if err := work.Check(); err != nil {
+		fmt.Fprintf(os.Stderr, "uring: %v\n", err)
+		os.Exit(2)
+	}
+	if poolSize < 1 {
+		fmt.Fprintf(os.Stderr, "uring: -work-pool %d: want at least 1\n", poolSize)
+		os.Exit(2)
+	}
+
+	// Catch signals before listening: once a client can connect, a
+	// signal must mean a graceful stop, not the default exit.
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+
+	s := newServer(*headerTimeout, *idleTimeout)
+	loops, err := s.open(*addr, runtime.GOMAXPROCS(0))
+	if err != nil {
+		log.Fatalf("uring: %v", err)
+	}
+	// Each loop owns a thread: its ring is set up for a single issuer, and
+	// the loop sleeps in io_uring_enter, not in the Go scheduler.
+	ready := make(chan error, len(loops))
+	done := make(chan error, len(loops))
+	for _, l := range loops {
+		go func() {
+			runtime.LockOSThread()
+			if err := l.setup(); err != nil {
+				ready <- err
+				return
+			}
+			ready <- nil
+			done <- l.run()
+		}()
+	}
+	for range loops {
+		if err := <-ready; err != nil {
+			log.Fatalf("uring: %v", err)
+		}
+	}
+	log.Printf("uring: listening on %s (GOMAXPROCS=%d)", *addr, runtime.GOMAXPROCS(0))
+	select {
+	case err := <-done:
+		log.Fatalf("uring: ring stopped: %v", err)
+	case <-sig:
+	}
+	// The contract allows 5 s from the signal to exit: each loop drains
+	// for up to grace, then closes what is left.
+	s.stop()
+	for range loops {
+		if err := <-done; err != nil {
+			log.Fatalf("uring: %v", err)
+		}
+	}
+}
+
+// open makes n loops, each with a listening socket of its own. The sockets
+// share the port with SO_REUSEPORT, so the kernel spreads connections over
+// the loops with no hand-off between them; a plain bind first makes a port
+// another process holds an error, as for any other server, since
+// SO_REUSEPORT would share it silently.
+func (s *server) open(addr string, n int) ([]*loop, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	ln.Close()
+	s.maxConns = connLimit(n)
+	for range n {
+		lfd, err := listen(addr)
+		if err != nil {
+			return nil, fmt.Errorf("listen %s: %w", addr, err)
+		}
+		s.loops = append(s.loops, newLoop(s, lfd))
+	}
+	return s.loops, nil
+}
