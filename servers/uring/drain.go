@@ -27,7 +27,7 @@ const (
 )
 
 // drain runs after each batch while the server drains; it reports whether
-// the loop is done.
+// the loop is done: no listener, no connection, every close completed.
 func (l *loop) drain() bool {
 	if l.drainFrom < 0 {
 		l.drainFrom = l.now
@@ -36,17 +36,17 @@ func (l *loop) drain() bool {
 	if l.listening && (queued(l.lfd) == 0 || l.now-l.drainFrom >= acceptWait) {
 		l.closeListener()
 	}
-	if !l.listening && len(l.live) == 0 {
+	if l.now-l.drainFrom >= grace {
+		for i := len(l.live) - 1; i >= 0; i-- {
+			l.close(l.live[i])
+		}
+	}
+	if !l.listening && len(l.live) == 0 && l.gone == 0 {
 		return true
 	}
-	if l.now-l.drainFrom < grace {
-		return false
-	}
-	for i := len(l.live) - 1; i >= 0; i-- {
-		l.close(l.live[i])
-	}
-	_ = l.r.Enter(0, 0, 0) // submit the closes
-	return true
+	// The kernel closes each connection at once once asked; a loop
+	// that is not told of it within a second more stops anyway.
+	return l.now-l.drainFrom >= grace+time.Second
 }
 
 // queued returns the length of the listening socket's accept queue: for a

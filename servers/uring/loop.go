@@ -92,12 +92,13 @@ type loop struct {
 	woke  []byte // its read's 8 bytes, on the heap, which the kernel writes
 	now   time.Duration
 	clock clock
-	gen   uint32 // the last connection's generation
+	gen   uint32 // the last connection's generation, and a count of them
 
 	conns []*conn  // by descriptor, from accept until the close completes
 	live  []*conn  // open, for the sweep
 	dirty []*conn  // with answers to send after this batch
 	free  []*conn  // closed, for reuse: accepting allocates nothing
+	gone  int      // closing: their closes not yet completed
 	bufs  [][]byte // free input and output buffers, lent while in use
 
 	sweepAt   time.Duration
@@ -212,6 +213,7 @@ func (l *loop) complete(q uring.CQE) {
 	case opClose:
 		if c := l.lookup(fd, gen); c != nil {
 			l.conns[fd] = nil
+			l.gone--
 			l.release(c)
 		}
 	}
@@ -395,6 +397,7 @@ func (l *loop) close(c *conn) {
 	l.live[len(l.live)-1] = nil
 	l.live = l.live[:len(l.live)-1]
 	l.s.active.Add(-1)
+	l.gone++
 	if err := l.r.Room(2); err != nil {
 		l.err = err
 		return

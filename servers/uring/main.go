@@ -65,15 +65,47 @@ func main() {
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 
-	s := newServer(*headerTimeout, *idleTimeout)
-	loops, err := s.open(*addr, runtime.GOMAXPROCS(0))
+	// With SO_REUSEPORT (see open) the loops' binds succeed even if
+	// another server holds the port with that option too; a plain bind
+	// first makes a taken port an error, as for any other server.
+	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		log.Fatalf("uring: %v", err)
+	}
+	ln.Close()
+
+	s := newServer(*headerTimeout, *idleTimeout)
+	done, err := s.serve(*addr, runtime.GOMAXPROCS(0))
+	if err != nil {
+		log.Fatalf("uring: %v", err)
+	}
+	log.Printf("uring: listening on %s (GOMAXPROCS=%d)", *addr, runtime.GOMAXPROCS(0))
+	select {
+	case err := <-done:
+		log.Fatalf("uring: ring stopped: %v", err)
+	case <-sig:
+	}
+	// The contract allows 5 s from the signal to exit: each loop drains
+	// for up to grace, then closes what is left.
+	s.stop()
+	for range s.loops {
+		if err := <-done; err != nil {
+			log.Fatalf("uring: %v", err)
+		}
+	}
+}
+
+// serve starts n loops on addr and returns once they serve; done receives
+// each loop's end.
+func (s *server) serve(addr string, n int) (done chan error, err error) {
+	loops, err := s.open(addr, n)
+	if err != nil {
+		return nil, err
 	}
 	// Each loop owns a thread: its ring is set up for a single issuer, and
 	// the loop sleeps in io_uring_enter, not in the Go scheduler.
 	ready := make(chan error, len(loops))
-	done := make(chan error, len(loops))
+	done = make(chan error, len(loops))
 	for _, l := range loops {
 		go func() {
 			runtime.LockOSThread()
@@ -87,36 +119,16 @@ func main() {
 	}
 	for range loops {
 		if err := <-ready; err != nil {
-			log.Fatalf("uring: %v", err)
+			return nil, err
 		}
 	}
-	log.Printf("uring: listening on %s (GOMAXPROCS=%d)", *addr, runtime.GOMAXPROCS(0))
-	select {
-	case err := <-done:
-		log.Fatalf("uring: ring stopped: %v", err)
-	case <-sig:
-	}
-	// The contract allows 5 s from the signal to exit: each loop drains
-	// for up to grace, then closes what is left.
-	s.stop()
-	for range loops {
-		if err := <-done; err != nil {
-			log.Fatalf("uring: %v", err)
-		}
-	}
+	return done, nil
 }
 
 // open makes n loops, each with a listening socket of its own. The sockets
 // share the port with SO_REUSEPORT, so the kernel spreads connections over
-// the loops with no hand-off between them; a plain bind first makes a port
-// another process holds an error, as for any other server, since
-// SO_REUSEPORT would share it silently.
+// the loops with no hand-off between them.
 func (s *server) open(addr string, n int) ([]*loop, error) {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return nil, err
-	}
-	ln.Close()
 	s.maxConns = connLimit(n)
 	for range n {
 		lfd, err := listen(addr)
