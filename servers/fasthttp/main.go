@@ -6,6 +6,9 @@
 //
 // With -bare it serves as fasthttp does out of the box, without the guard.
 // With -prefork it serves in fasthttp's multi-process form (prefork.go).
+//
+// With -tls-cert and -tls-key it serves HTTPS (HTTP/1.1: fasthttp has no
+// HTTP/2) on crypto/tls's listener, under the guard.
 package main
 
 import (

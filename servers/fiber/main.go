@@ -5,6 +5,9 @@
 // in servers/internal/fasthttpguard).
 //
 // With -bare it serves as fiber does out of the box, without the guard.
+//
+// With -tls-cert and -tls-key it serves HTTPS (HTTP/1.1: fiber has no
+// HTTP/2) on crypto/tls's listener, under the guard.
 package main
 
 import (

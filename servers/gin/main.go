@@ -5,6 +5,11 @@
 //
 // With -bare it serves as gin and net/http do out of the box, without that
 // guard.
+//
+// With -tls-cert and -tls-key it serves HTTPS with net/http's TLS, and
+// HTTP/2 to clients that ask by ALPN; with -h2c, HTTP/2 over cleartext to
+// clients with prior knowledge too. Over TLS the guard is its handler
+// alone: its listener would read the bytes below TLS.
 package main
 
 import (

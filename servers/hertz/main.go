@@ -4,6 +4,10 @@
 //
 // hertz accepts much that RFC 9112 asks a server to refuse; unless -bare,
 // a guard (guard.go) shows hertz only requests a strict parser has checked.
+//
+// With -tls-cert and -tls-key it serves HTTPS (HTTP/1.1) through
+// server.WithTLS, on hertz's standard transport (net.Conn): netpoll has
+// no TLS. The guard reads that transport's connections the same way.
 package main
 
 import (

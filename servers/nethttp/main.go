@@ -4,6 +4,11 @@
 // a server to refuse and net/http accepts (servers/internal/nethttpguard).
 //
 // With -bare it serves as net/http does out of the box, without that guard.
+//
+// With -tls-cert and -tls-key it serves HTTPS with net/http's TLS, and
+// HTTP/2 to clients that ask by ALPN; with -h2c, HTTP/2 over cleartext to
+// clients with prior knowledge too. Over TLS the guard is its handler
+// alone: its listener would read the bytes below TLS.
 package main
 
 import (
