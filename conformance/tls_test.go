@@ -72,7 +72,8 @@ func startTLS(t *testing.T, tg target, e targets.Env) (*process, *tls.Config) {
 // TestTLS runs the contract over HTTPS on every server of the table that
 // serves it, each as one process: the page to GET and HEAD, 404, 405,
 // keep-alive and close, pipelining and bad input, through crypto/tls
-// connections that trust the suite's certificate alone. Then the TLS
+// connections that trust the suite's certificate alone, and a request
+// the framing guards refuse. Then the TLS
 // versions: TLS 1.3 by default, TLS 1.2 with ECDHE-ECDSA-AES128-GCM-SHA256
 // when a client asks for no more; and HTTP/2 by ALPN on the stacks that
 // have it, not offered by the others.
@@ -86,6 +87,7 @@ func TestTLS(t *testing.T) {
 			p, cfg := startTLS(t, tg, targets.Env{})
 			s := &suite{tg: tg, p: p, tls: cfg}
 			contract(t, s, "date-refreshed", "split", "bodies", "timeouts", "log")
+			t.Run("framing", func(t *testing.T) { tlsFraming(t, s) })
 			t.Run("versions", func(t *testing.T) { tlsVersions(t, p.addr, cfg) })
 			t.Run("alpn", func(t *testing.T) { alpn(t, s) })
 			if tg.H2 {
@@ -112,6 +114,19 @@ func TestTLS(t *testing.T) {
 			}
 		})
 	})
+}
+
+// tlsFraming checks that the guards read the requests above TLS: one
+// that both Transfer-Encoding and Content-Length frame (RFC 9112 section
+// 6.1, the corpus's te-cl case) is answered 400 and the connection
+// closed, the GET behind it unanswered.
+func tlsFraming(t *testing.T, s *suite) {
+	c := s.dial(t)
+	c.send("POST " + page.Path + " HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n0\r\n\r\n" + req("GET", page.Path))
+	if r := c.read("POST"); r.StatusCode != 400 {
+		t.Fatalf("status %d, want 400", r.StatusCode)
+	}
+	c.expectClosed(3 * time.Second)
 }
 
 // tlsVersions checks that a client offering TLS 1.3 gets it, and one that

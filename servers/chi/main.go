@@ -8,8 +8,8 @@
 //
 // With -tls-cert and -tls-key it serves HTTPS with net/http's TLS, and
 // HTTP/2 to clients that ask by ALPN; with -h2c, HTTP/2 over cleartext to
-// clients with prior knowledge too. Over TLS the guard is its handler
-// alone: its listener would read the bytes below TLS.
+// clients with prior knowledge too. Over TLS the guard's listener does
+// the handshakes (crypto/tls), so that it reads the requests above TLS.
 package main
 
 import (
@@ -135,7 +135,14 @@ func main() {
 	if err != nil {
 		log.Fatalf("chi: %v", err)
 	}
-	if !*bare && tlsConfig == nil {
+	switch {
+	case *bare:
+	case tlsConfig != nil:
+		// The guard's listener does the TLS handshakes, to read what
+		// is above TLS; net/http serves HTTP/2 on the connections that
+		// negotiated it.
+		ln = nethttpguard.TLSListener(ln, tlsConfig, *headerTimeout)
+	default:
 		ln = nethttpguard.Listener{Listener: ln}
 	}
 
@@ -153,10 +160,9 @@ func main() {
 	}()
 
 	log.Printf("chi: listening on %s (GOMAXPROCS=%d)", ln.Addr(), runtime.GOMAXPROCS(0))
-	if tlsConfig != nil {
-		// net/http's TLS: ServeTLS wraps ln and offers h2 by ALPN. The
-		// guard's Listener would read the bytes below TLS, ciphertext:
-		// over TLS the guard is its Handler alone.
+	if tlsConfig != nil && *bare {
+		// net/http's TLS as its docs show it: ServeTLS wraps ln and
+		// offers h2 by ALPN.
 		srv.TLSConfig = tlsConfig
 		err = srv.ServeTLS(ln, "", "")
 	} else {
