@@ -5,10 +5,11 @@
 //
 // With -bare it serves as net/http does out of the box, without that guard.
 //
-// With -tls-cert and -tls-key it serves HTTPS with net/http's TLS, and
-// HTTP/2 to clients that ask by ALPN; with -h2c, HTTP/2 over cleartext to
-// clients with prior knowledge too. Over TLS the guard's listener does
-// the handshakes (crypto/tls), so that it reads the requests above TLS.
+// With -tls-cert and -tls-key it serves HTTPS, and HTTP/2 to clients
+// that ask by ALPN; with -h2c, HTTP/2 over cleartext to clients with prior
+// knowledge too. Over TLS the guard's listener does the handshakes with
+// crypto/tls, net/http's TLS, so that it reads the requests above TLS;
+// with -bare, net/http's ServeTLS does.
 package main
 
 import (
