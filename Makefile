@@ -69,7 +69,7 @@ vet: ## go vet, gofmt and staticcheck
 test: deps vet bin/bombardier bin/benchstat ## run the whole test suite; ends with the skipped tests and why
 	$(GO) test -count=1 -json ./... | $(GO) run ./internal/cmd/skipped
 
-serve-%: ## build NAME alone (and bin/serve) and serve it in the foreground, pinned (serve-fasthttp, ...)
+serve-%: ## build NAME alone (and bin/serve) and serve it in the foreground, pinned (serve-fasthttp, ...; TLS=1: over HTTPS with a certificate made for the run)
 	@pkg=$$($(GO) run ./bench/cmd/targets -package $*) && $(GO) build -o bin/ ./bench/cmd/serve $$pkg
 	@bin/serve -cpu "$(CPU)" -procs $(PROCS) $(if $(ADDR),-addr $(ADDR)) $(if $(TLS),-tls) $*
 
