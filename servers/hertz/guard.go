@@ -33,6 +33,10 @@ import (
 // drops what hertz writes after. Empty lines before a request line are
 // skipped, as section 2.2 asks and hertz does not.
 //
+// Over TLS hertz runs on its standard transport, whose connections
+// decrypt into buffers of their own behind the same network.Reader: the
+// guard reads them alike (guardedTransport).
+//
 // What the parser accepts, hertz frames alike, but for one thing: hertz
 // refuses every chunk extension (common/utils/chunk.go, ParseChunkSize),
 // valid ones too, with 400: listed as hertz's deviations in the
