@@ -74,10 +74,9 @@ func startTLS(t *testing.T, tg target, e targets.Env) (*process, *tls.Config) {
 // keep-alive and close, pipelining and bad input, through crypto/tls
 // connections that trust the suite's certificate alone, and a request
 // the framing guards refuse; and nothing logged but the start line. Then
-// the TLS
-// versions: TLS 1.3 by default, TLS 1.2 with ECDHE-ECDSA-AES128-GCM-SHA256
-// when a client asks for no more; and HTTP/2 by ALPN on the stacks that
-// have it, not offered by the others.
+// the TLS versions: TLS 1.3 by default, TLS 1.2 with
+// ECDHE-ECDSA-AES128-GCM-SHA256 when a client asks for no more; and
+// HTTP/2 by ALPN on the stacks that have it, not offered by the others.
 func TestTLS(t *testing.T) {
 	for _, tg := range servers {
 		if !tg.TLS {
