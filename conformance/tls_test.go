@@ -259,14 +259,18 @@ func port(t *testing.T, addr string) string {
 
 // TestH2C checks HTTP/2 over cleartext with prior knowledge on the
 // stacks that serve it when asked (-h2c): the contract's answers in
-// HTTP/2, and HTTP/1.1 still served on the same port.
+// HTTP/2, and HTTP/1.1 still served on the same port. The others serve
+// no HTTP/2 to Go's client with prior knowledge; without -h2c, the
+// corpus's h2-preface case checks that every server answers the preface
+// 505 or 400 and closes.
 func TestH2C(t *testing.T) {
 	for _, tg := range servers {
-		if !tg.H2C {
-			continue
-		}
 		t.Run(tg.Name, func(t *testing.T) {
 			t.Parallel()
+			if !tg.H2C {
+				noH2C(t, tg.startEnv(t, targets.Env{HeaderTimeout: headerTimeout, IdleTimeout: idleTimeout}))
+				return
+			}
 			p := tg.startEnv(t, targets.Env{HeaderTimeout: headerTimeout, IdleTimeout: idleTimeout, H2C: true})
 			s := &suite{tg: tg, p: p}
 			h2(t, s, "http://")
@@ -274,6 +278,20 @@ func TestH2C(t *testing.T) {
 			t.Run("pipelining", s.pipelining)
 		})
 	}
+}
+
+// noH2C checks that an HTTP/2 client with prior knowledge gets no answer
+// in HTTP/2 from p.
+func noH2C(t *testing.T, p *process) {
+	tr := h2Transport(nil, true)
+	defer tr.CloseIdleConnections()
+	c := &http.Client{Transport: tr, Timeout: 5 * time.Second}
+	resp, err := c.Get("http://" + p.addr + page.Path)
+	if err == nil {
+		resp.Body.Close()
+		t.Fatalf("HTTP/2 with prior knowledge: %s %d, want no HTTP/2 answer", resp.Proto, resp.StatusCode)
+	}
+	t.Logf("HTTP/2 with prior knowledge: %v", err)
 }
 
 // TestTLSFlags runs every Go server that serves HTTPS with the two TLS
