@@ -1,6 +1,7 @@
 // Package nethttpguard is the framing guard of the servers that run on
-// net/http's server (nethttp and gin): a listener whose connections pass
-// on only well-framed requests (RFC 9112) and a handler for what only a
+// net/http's server (nethttp, gin, echo and chi): a listener whose
+// connections pass on only well-framed requests (RFC 9112), in plain HTTP
+// (Listener) or over TLS (TLSListener), and a handler for what only a
 // handler sees, which the servers use unless started with -bare; and a
 // writer that rate-limits net/http's error log.
 package nethttpguard
