@@ -14,6 +14,9 @@ CPU     ?= 0
 PROCS   ?= 1
 # The listen address; empty: the server's own default port.
 ADDR    ?=
+# Set (TLS=1): make serve-NAME serves HTTPS with a certificate generated
+# for the run.
+TLS     ?=
 # Where the bench puts the server and the client (taskset CPU lists) and the
 # server's GOMAXPROCS (PROCS); the bench reads them from the
 # environment.
@@ -66,9 +69,9 @@ vet: ## go vet, gofmt and staticcheck
 test: deps vet bin/bombardier bin/benchstat ## run the whole test suite; ends with the skipped tests and why
 	$(GO) test -count=1 -json ./... | $(GO) run ./internal/cmd/skipped
 
-serve-%: ## build NAME alone (and bin/serve) and serve it in the foreground, pinned (serve-fasthttp, ...)
+serve-%: ## build NAME alone (and bin/serve) and serve it in the foreground, pinned (serve-fasthttp, ...; TLS=1: over HTTPS with a certificate made for the run)
 	@pkg=$$($(GO) run ./bench/cmd/targets -package $*) && $(GO) build -o bin/ ./bench/cmd/serve $$pkg
-	@bin/serve -cpu "$(CPU)" -procs $(PROCS) $(if $(ADDR),-addr $(ADDR)) $*
+	@bin/serve -cpu "$(CPU)" -procs $(PROCS) $(if $(ADDR),-addr $(ADDR)) $(if $(TLS),-tls) $*
 
 robust: build deps ## every server against hostile clients and faults, full size, and the framing cases out of the box; writes results/ROBUSTNESS.md
 	HELLOBENCH_FRAMING_OUT=$(CURDIR)/results/framing.json $(GO) test -count=1 -run '^TestFraming$$' ./conformance

@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"bytes"
+	"crypto/tls"
 	"fmt"
 	"net/http"
 	"regexp"
@@ -38,16 +39,14 @@ func TestContract(t *testing.T) {
 	for _, tg := range servers {
 		t.Run(tg.Name, func(t *testing.T) {
 			t.Parallel()
-			contract(t, tg, tg.start(t, "", headerTimeout, idleTimeout))
+			contract(t, &suite{tg: tg, p: tg.start(t, "", headerTimeout, idleTimeout)})
 		})
 	}
 }
 
-// contract runs the contract's cases against the started target p, but
-// for those named in skip.
-func contract(t *testing.T, tg target, p *process, skip ...string) {
-	s := &suite{tg: tg, p: p}
-	logBefore := p.stderr.String()
+// contract runs the contract's cases of s, but for those named in skip.
+func contract(t *testing.T, s *suite, skip ...string) {
+	logBefore := s.p.stderr.String()
 	for _, c := range []struct {
 		name string
 		run  func(*testing.T)
@@ -71,9 +70,18 @@ func contract(t *testing.T, tg target, p *process, skip ...string) {
 	}
 }
 
+// A suite is the contract's cases against one started target, over TCP,
+// or over TLS with tls set.
 type suite struct {
-	tg target
-	p  *process
+	tg  target
+	p   *process
+	tls *tls.Config
+}
+
+// dial connects to the target as the suite speaks to it.
+func (s *suite) dial(t *testing.T) *conn {
+	t.Helper()
+	return dialTLS(t, s.p.addr, s.tls)
 }
 
 // status returns the status the target must answer for a named case:
@@ -126,7 +134,7 @@ func checkDate(t *testing.T, r *response) time.Time {
 }
 
 func (s *suite) get(t *testing.T) {
-	c := dial(t, s.p.addr)
+	c := s.dial(t)
 	for _, target := range []string{page.Path, page.Path + "?name=hellobench&x=1", page.Path + "?"} {
 		c.send(req("GET", target))
 		r := c.read("GET")
@@ -135,7 +143,7 @@ func (s *suite) get(t *testing.T) {
 }
 
 func (s *suite) head(t *testing.T) {
-	c := dial(t, s.p.addr)
+	c := s.dial(t)
 	// HEAD then GET in one write: a body after HEAD would corrupt the GET.
 	c.send(req("HEAD", page.Path) + req("GET", page.Path))
 	s.checkPage(t, c.read("HEAD"), "HEAD")
@@ -143,7 +151,7 @@ func (s *suite) head(t *testing.T) {
 }
 
 func (s *suite) dateRefreshed(t *testing.T) {
-	c := dial(t, s.p.addr)
+	c := s.dial(t)
 	c.send(req("GET", page.Path))
 	first := checkDate(t, c.read("GET"))
 	time.Sleep(time.Until(first.Add(2 * time.Second)))
@@ -154,7 +162,7 @@ func (s *suite) dateRefreshed(t *testing.T) {
 }
 
 func (s *suite) notFound(t *testing.T) {
-	c := dial(t, s.p.addr)
+	c := s.dial(t)
 	for _, target := range []string{"/", "/hello", "/hello/", "/hello/world/", "/Hello/world", "/hello/worlds", "/hello/world/x", "/favicon.ico"} {
 		for _, method := range []string{"GET", "HEAD"} {
 			c.send(req(method, target))
@@ -167,7 +175,7 @@ func (s *suite) notFound(t *testing.T) {
 
 func (s *suite) methodNotAllowed(t *testing.T) {
 	check := func(t *testing.T, method, extra string, want int) {
-		c := dial(t, s.p.addr)
+		c := s.dial(t)
 		c.send(req(method, page.Path, extra))
 		r := c.read(method)
 		if r.StatusCode != want {
@@ -187,7 +195,7 @@ func (s *suite) methodNotAllowed(t *testing.T) {
 
 func (s *suite) connections(t *testing.T) {
 	t.Run("http11-keep-alive", func(t *testing.T) {
-		c := dial(t, s.p.addr)
+		c := s.dial(t)
 		for range 3 {
 			c.send(req("GET", page.Path))
 			r := c.read("GET")
@@ -199,7 +207,7 @@ func (s *suite) connections(t *testing.T) {
 		c.expectOpen(200 * time.Millisecond)
 	})
 	t.Run("http11-close", func(t *testing.T) {
-		c := dial(t, s.p.addr)
+		c := s.dial(t)
 		c.send(req("GET", page.Path, "Connection: close"))
 		r := c.read("GET")
 		s.checkPage(t, r, "GET")
@@ -209,7 +217,7 @@ func (s *suite) connections(t *testing.T) {
 		c.expectClosed(3 * time.Second)
 	})
 	t.Run("http10-close", func(t *testing.T) {
-		c := dial(t, s.p.addr)
+		c := s.dial(t)
 		c.send("GET " + page.Path + " HTTP/1.0\r\n\r\n")
 		r := c.read("GET")
 		s.checkPage(t, r, "GET")
@@ -219,7 +227,7 @@ func (s *suite) connections(t *testing.T) {
 		c.expectClosed(3 * time.Second)
 	})
 	t.Run("http10-keep-alive", func(t *testing.T) {
-		c := dial(t, s.p.addr)
+		c := s.dial(t)
 		for range 3 {
 			c.send("GET " + page.Path + " HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
 			r := c.read("GET")
@@ -247,7 +255,7 @@ func (s *suite) pipelining(t *testing.T) {
 			all.WriteString(req(st.method, st.target))
 		}
 	}
-	c := dial(t, s.p.addr)
+	c := s.dial(t)
 	c.send(all.String())
 	for i := range 5 * len(steps) {
 		st := steps[i%len(steps)]
@@ -265,7 +273,7 @@ func (s *suite) pipelining(t *testing.T) {
 func (s *suite) split(t *testing.T) {
 	one := req("GET", page.Path+"?split=1", "User-Agent: hellobench-conformance", "Accept: */*")
 	t.Run("byte-by-byte", func(t *testing.T) {
-		c := dial(t, s.p.addr)
+		c := s.dial(t)
 		for i := range len(one) {
 			c.send(one[i : i+1])
 			time.Sleep(time.Millisecond)
@@ -275,7 +283,7 @@ func (s *suite) split(t *testing.T) {
 	t.Run("at-every-point", func(t *testing.T) {
 		// Two requests in two writes, the cut moving through both.
 		two := one + req("HEAD", page.Path)
-		c := dial(t, s.p.addr)
+		c := s.dial(t)
 		for cut := 1; cut < len(two); cut += 3 {
 			c.send(two[:cut])
 			time.Sleep(2 * time.Millisecond)
@@ -313,7 +321,7 @@ func (s *suite) badInput(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			want := s.status(t, tc.name, tc.status)
-			c := dial(t, s.p.addr)
+			c := s.dial(t)
 			c.send(tc.req)
 			r, err := c.tryRead("GET")
 			if err != nil {
@@ -326,13 +334,13 @@ func (s *suite) badInput(t *testing.T) {
 				c.expectClosed(3 * time.Second)
 			}
 			// Everyone else is still served.
-			c2 := dial(t, s.p.addr)
+			c2 := s.dial(t)
 			c2.send(req("GET", page.Path))
 			s.checkPage(t, c2.read("GET"), "GET")
 		})
 	}
 	t.Run("header-under-8KiB", func(t *testing.T) {
-		c := dial(t, s.p.addr)
+		c := s.dial(t)
 		c.send(req("GET", page.Path, fits))
 		s.checkPage(t, c.read("GET"), "GET")
 	})
@@ -355,7 +363,7 @@ func (s *suite) bodies(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			c := dial(t, s.p.addr)
+			c := s.dial(t)
 			c.send(tc.head + tc.body + req("GET", page.Path))
 			r := c.read("POST")
 			if r.StatusCode != tc.status {
@@ -380,7 +388,7 @@ func (s *suite) bodies(t *testing.T) {
 func (s *suite) timeouts(t *testing.T) {
 	t.Run("slow-headers", func(t *testing.T) {
 		t.Parallel()
-		c := dial(t, s.p.addr)
+		c := s.dial(t)
 		c.send("GET " + page.Path + " HTTP/1.1\r\nHost: x\r\n")
 		// Closed within the header timeout and some slack; a 408 first is fine.
 		c.c.SetReadDeadline(time.Now().Add(headerTimeout + 3*time.Second))
@@ -395,7 +403,7 @@ func (s *suite) timeouts(t *testing.T) {
 	})
 	t.Run("idle", func(t *testing.T) {
 		t.Parallel()
-		c := dial(t, s.p.addr)
+		c := s.dial(t)
 		c.send(req("GET", page.Path))
 		s.checkPage(t, c.read("GET"), "GET")
 		c.expectOpen(idleTimeout / 2)
@@ -405,7 +413,7 @@ func (s *suite) timeouts(t *testing.T) {
 		t.Parallel()
 		// Requests every 300 ms for longer than both timeouts: neither may
 		// cut a connection that is in use.
-		c := dial(t, s.p.addr)
+		c := s.dial(t)
 		end := time.Now().Add(idleTimeout + headerTimeout)
 		for time.Now().Before(end) {
 			c.send(req("GET", page.Path))

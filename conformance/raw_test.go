@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"bufio"
+	"crypto/tls"
 	"errors"
 	"io"
 	"net"
@@ -13,23 +14,39 @@ import (
 	"time"
 )
 
-// A conn is a raw TCP connection to a server under test.
+// A conn is a raw TCP connection to a server under test, or a TLS one
+// over TCP.
 type conn struct {
 	t  *testing.T
-	c  *net.TCPConn
+	c  net.Conn
 	br *bufio.Reader
 }
 
 func dial(t *testing.T, addr string) *conn {
+	t.Helper()
+	return dialTLS(t, addr, nil)
+}
+
+// dialTLS connects to addr and, when cfg is not nil, completes a TLS
+// handshake with cfg within 5 s.
+func dialTLS(t *testing.T, addr string, cfg *tls.Config) *conn {
 	t.Helper()
 	c, err := net.DialTimeout("tcp", addr, 5*time.Second)
 	if err != nil {
 		t.Fatalf("dial %s: %v", addr, err)
 	}
 	t.Cleanup(func() { c.Close() })
-	tc := c.(*net.TCPConn)
-	tc.SetNoDelay(true) // so each write of a split request is its own segment
-	return &conn{t: t, c: tc, br: bufio.NewReader(tc)}
+	c.(*net.TCPConn).SetNoDelay(true) // so each write of a split request is its own segment
+	if cfg != nil {
+		tc := tls.Client(c, cfg)
+		tc.SetDeadline(time.Now().Add(5 * time.Second))
+		if err := tc.Handshake(); err != nil {
+			t.Fatalf("TLS handshake with %s: %v", addr, err)
+		}
+		tc.SetDeadline(time.Time{})
+		c = tc
+	}
+	return &conn{t: t, c: c, br: bufio.NewReader(c)}
 }
 
 // send writes s in one write.

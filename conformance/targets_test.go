@@ -114,5 +114,8 @@ func TestMain(m *testing.M) {
 		code = m.Run()
 	}
 	os.RemoveAll(dir)
+	if certDir != "" {
+		os.RemoveAll(certDir)
+	}
 	proc.Exit(code)
 }

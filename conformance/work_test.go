@@ -37,7 +37,7 @@ func TestContractWork(t *testing.T) {
 			t.Run(name, func(t *testing.T) {
 				t.Parallel()
 				p := tg.startEnv(t, targets.Env{HeaderTimeout: headerTimeout, IdleTimeout: idleTimeout, Work: w, WaitInline: inline})
-				contract(t, tg, p, "date-refreshed", "timeouts")
+				contract(t, &suite{tg: tg, p: p}, "date-refreshed", "timeouts")
 				t.Run("waited", func(t *testing.T) {
 					// A connection's requests are answered in turn, so n
 					// pipelined ones take n waits at least.

@@ -23,6 +23,7 @@ var Programs = []Program{
 	{"hey", "hey", "bench: make compare-clients"},
 	{"slowhttptest", "slowhttptest", "robust: slowloris and slow reads"},
 	{"lighttpd", "lighttpd", "the fcgi server's front and the lighttpd-static reference"},
+	{"/usr/lib/lighttpd/mod_openssl.so", "lighttpd-mod-openssl", "the fcgi server's HTTPS: lighttpd's TLS module"},
 	{"nginx", "nginx-light", "the nginx reference"},
 	{"taskset", "util-linux", "every process the harness starts pinned to its CPUs"},
 	{"prlimit", "util-linux", "robust: descriptor exhaustion under an open-file limit"},

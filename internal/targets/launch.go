@@ -8,6 +8,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"text/template"
 
@@ -40,6 +42,12 @@ func goBinary(t Target, e Env, dir string) (launch, error) {
 	}
 	if e.Procs > 1 {
 		args = append(args, t.MultiCore...)
+	}
+	if e.TLSCert != "" {
+		args = append(args, "-tls-cert", e.TLSCert, "-tls-key", e.TLSKey)
+	}
+	if e.H2C {
+		args = append(args, "-h2c")
 	}
 	args = append(args, workArgs(e)...)
 	return launch{path: bin, args: args}, nil
@@ -90,6 +98,9 @@ func fcgi(t Target, e Env, dir string) (launch, error) {
 	if e.IdleTimeout > 0 {
 		env = append(env, "FCGI_IDLE_TIMEOUT="+seconds(e.IdleTimeout))
 	}
+	if e.TLSCert != "" {
+		env = append(env, "FCGI_TLS_CERT="+e.TLSCert, "FCGI_TLS_KEY="+e.TLSKey)
+	}
 	procs := e.Procs
 	if procs <= 0 {
 		procs = 1
@@ -109,11 +120,42 @@ func nginx(_ Target, e Env, dir string) (launch, error) {
 	if err != nil {
 		return launch{}, err
 	}
+	data := map[string]any{"Dir": dir, "Addr": e.Addr, "Body": body, "Procs": max(e.Procs, 1)}
+	if e.TLSCert != "" {
+		if strings.ContainsAny(e.TLSCert+e.TLSKey, " \t\n;'\"{}$\\") {
+			return launch{}, fmt.Errorf("nginx.conf cannot carry the TLS file names %q and %q as they are", e.TLSCert, e.TLSKey)
+		}
+		data["Cert"], data["Key"] = e.TLSCert, e.TLSKey
+		// nginx 1.25.1 turned "listen ... http2" into "http2 on".
+		on, err := nginxHTTP2On(bin)
+		if err != nil {
+			return launch{}, err
+		}
+		data["HTTP2On"] = on
+	}
 	conf := filepath.Join(dir, "nginx.conf")
-	if err := writeTemplate(conf, nginxConf, map[string]any{"Dir": dir, "Addr": e.Addr, "Body": body, "Procs": max(e.Procs, 1)}); err != nil {
+	if err := writeTemplate(conf, nginxConf, data); err != nil {
 		return launch{}, err
 	}
 	return launch{path: bin, args: []string{"-p", dir, "-c", conf, "-e", "stderr"}}, nil
+}
+
+// nginxHTTP2On reports whether the nginx at bin takes the http2
+// directive, which 1.25.1 brought, rather than listen's http2 parameter.
+func nginxHTTP2On(bin string) (bool, error) {
+	out, err := exec.Command(bin, "-v").CombinedOutput()
+	if err != nil {
+		return false, fmt.Errorf("%s -v: %v: %s", bin, err, out)
+	}
+	m := regexp.MustCompile(`nginx/(\d+)\.(\d+)\.(\d+)`).FindSubmatch(out)
+	if m == nil {
+		return false, fmt.Errorf("%s -v: no version in %q", bin, out)
+	}
+	var v [3]int
+	for i := range v {
+		v[i], _ = strconv.Atoi(string(m[i+1]))
+	}
+	return v[0] > 1 || v[0] == 1 && (v[1] > 25 || v[1] == 25 && v[2] >= 1), nil
 }
 
 // nginxBody quotes the page for nginx's return directive. Single quotes

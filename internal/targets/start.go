@@ -36,6 +36,12 @@ type Env struct {
 	// WaitInline makes that wait block the server's event loop
 	// (-work-wait-inline), where the target has one (Target.WaitInline).
 	WaitInline bool
+	// TLSCert and TLSKey, PEM files (package certs writes a pair), make
+	// a target with TLS serve HTTPS; "": plain HTTP.
+	TLSCert, TLSKey string
+	// H2C makes a target with H2C serve HTTP/2 over cleartext to clients
+	// with prior knowledge too.
+	H2C bool
 	// StartTimeout bounds the wait until it serves; 0: 15 s.
 	StartTimeout time.Duration
 	// Echo, when set, receives the target's output as it is written.
@@ -63,11 +69,18 @@ type Instance struct {
 	Target
 	Addr string
 	Proc *proc.Process
-	dir  string // the target's private temporary files
+	// HTTPS says it serves HTTPS, with Env's certificate.
+	HTTPS bool
+	dir   string // the target's private temporary files
 }
 
 // URL returns the page's URL on the instance.
-func (in *Instance) URL() string { return "http://" + in.Addr + "/hello/world" }
+func (in *Instance) URL() string {
+	if in.HTTPS {
+		return "https://" + in.Addr + "/hello/world"
+	}
+	return "http://" + in.Addr + "/hello/world"
+}
 
 // grace is how long a graceful stop may take; the contract gives 5 s.
 const grace = 5 * time.Second
@@ -83,6 +96,9 @@ func (t Target) Start(e Env) (*Instance, error) {
 		}
 	}
 	if err := t.checkWork(e); err != nil {
+		return nil, err
+	}
+	if err := t.checkTLS(e); err != nil {
 		return nil, err
 	}
 	if e.Addr != "" {
@@ -114,6 +130,23 @@ func (t Target) checkWork(e Env) error {
 	}
 	if err := e.Work.Check(); err != nil {
 		return fmt.Errorf("%s: %v", t.Name, err)
+	}
+	return nil
+}
+
+// checkTLS returns an error unless t serves the HTTPS and h2c e asks
+// for, with both files of a pair.
+func (t Target) checkTLS(e Env) error {
+	if (e.TLSCert == "") != (e.TLSKey == "") {
+		return fmt.Errorf("%s: a TLS certificate and key go together: got certificate %q, key %q", t.Name, e.TLSCert, e.TLSKey)
+	}
+	if e.TLSCert != "" {
+		if err := t.CheckTLS(); err != nil {
+			return err
+		}
+	}
+	if e.H2C {
+		return t.CheckH2C()
 	}
 	return nil
 }
@@ -165,7 +198,7 @@ func (t Target) start(e Env, dir string) (*Instance, error) {
 	if err != nil {
 		return nil, err
 	}
-	in := &Instance{Target: t, Addr: e.Addr, Proc: p, dir: dir}
+	in := &Instance{Target: t, Addr: e.Addr, Proc: p, HTTPS: e.TLSCert != "", dir: dir}
 	timeout := e.StartTimeout
 	if timeout <= 0 {
 		timeout = 15 * time.Second

@@ -80,6 +80,15 @@ type Target struct {
 	// MultiCore are the flags of the stack's multi-core form, given when
 	// the target runs with GOMAXPROCS above 1 (bench-scale).
 	MultiCore []string
+	// TLS says the target serves HTTPS when Env gives it a certificate:
+	// a Go server through -tls-cert and -tls-key, with its stack's own
+	// TLS; nginx and lighttpd through their configs. gnet has none.
+	TLS bool
+	// H2 says it also serves HTTP/2 over TLS to a client that asks by
+	// ALPN; H2C, HTTP/2 over cleartext to a client with prior knowledge
+	// when Env asks (-h2c: off by default, as the contract answers the
+	// HTTP/2 preface 505).
+	H2, H2C bool
 	// Lenient names the robustness tests (robust/) where the target's
 	// front server is known to fall short, with why: the suite asserts
 	// that the shortfall is still there, reports it, and checks the rest.
@@ -96,13 +105,14 @@ type Deviation struct {
 
 // All is the table, servers first in port order, then the references.
 var All = []Target{
-	guarded(goServer("nethttp", 8080, nil)).gives("the standard library: ServeMux routing with methods and wildcards, middleware as handler wrappers, HTTP/2 and TLS built in, every net/http handler in the ecosystem"),
+	guarded(goServer("nethttp", 8080, nil)).withTLS(h2, h2c).gives("the standard library: ServeMux routing with methods and wildcards, middleware as handler wrappers, HTTP/2 and TLS built in, every net/http handler in the ecosystem"),
 	// fasthttp's multi-core form: -prefork, a child process per core.
-	guarded(withMultiCore(goServer("fasthttp", 8081, nil), "-prefork")).gives("its own HTTP/1.1 server and request types (not net/http handlers); TLS, no HTTP/2, no router of its own"),
+	guarded(withMultiCore(goServer("fasthttp", 8081, nil), "-prefork")).withTLS().gives("its own HTTP/1.1 server and request types (not net/http handlers); TLS, no HTTP/2, no router of its own"),
 	guarded(goServer("fiber", 8082, map[string]Deviation{
 		"extension-method": {400, "fiber answers a method outside its configured RequestMethods with 400 before routing"},
-	})).routerOn("fasthttp").gives("an Express-style router and middleware on fasthttp; TLS, no HTTP/2; handlers are fiber's, not net/http's"),
-	guarded(goServer("gin", 8083, nil)).routerOn("nethttp").gives("a router with groups and parameters and a middleware chain on net/http, so HTTP/2 and TLS come from net/http; a large middleware ecosystem"),
+	})).routerOn("fasthttp").withTLS().gives("an Express-style router and middleware on fasthttp; TLS, no HTTP/2; handlers are fiber's, not net/http's"),
+	guarded(goServer("gin", 8083, nil)).routerOn("nethttp").withTLS(h2, h2c).gives("a router with groups and parameters and a middleware chain on net/http, so HTTP/2 and TLS come from net/http; a large middleware ecosystem"),
+	// gnet has no TLS (nor HTTP): no TLS here.
 	goServer("gnet", 8084, nil).withWaitInline().gives("an event-loop networking library with no HTTP at all: the HTTP/1.1 parser here is this project's own (servers/internal/http1), so an application on it owns its HTTP, routing and TLS"),
 	{
 		Name: "fcgi", Kind: Server, Port: 8085, Package: "./servers/fcgi",
@@ -123,17 +133,22 @@ var All = []Target{
 			"slowloris":     "lighttpd bounds the silence between reads (server.max-read-idle), not the whole header section: a client sending a header line within the timeout keeps its connection",
 			"fd exhaustion": "lighttpd logs a line each time it stops and resumes accepting at its descriptor limit; no setting quiets it",
 		},
+		// lighttpd's TLS (mod_openssl) and HTTP/2 by ALPN.
+		TLS: true, H2: true,
 		Gives:  "a net/http/fcgi application behind lighttpd, which brings TLS, HTTP/2 and static files; every request crosses a FastCGI socket",
 		launch: fcgi,
 	},
-	guarded(goServer("echo", 8086, nil)).routerOn("nethttp").gives("a router with groups, parameters and a middleware chain on net/http, with data binding and rendering helpers; HTTP/2 and TLS from net/http"),
-	guarded(goServer("chi", 8087, nil)).routerOn("nethttp").gives("a small router of net/http handlers: parameters, groups and middleware as plain http.Handler wrappers, so every net/http handler fits; HTTP/2 and TLS from net/http"),
-	guarded(goServer("hertz", 8088, nil)).gives("CloudWeGo's HTTP framework on its own event-loop transport (netpoll): its own request types and router, middleware, HTTP/1.1 (HTTP/2 and TLS through extensions or the standard transport)"),
+	guarded(goServer("echo", 8086, nil)).routerOn("nethttp").withTLS(h2, h2c).gives("a router with groups, parameters and a middleware chain on net/http, with data binding and rendering helpers; HTTP/2 and TLS from net/http"),
+	guarded(goServer("chi", 8087, nil)).routerOn("nethttp").withTLS(h2, h2c).gives("a small router of net/http handlers: parameters, groups and middleware as plain http.Handler wrappers, so every net/http handler fits; HTTP/2 and TLS from net/http"),
+	// hertz's TLS is on its standard transport (netpoll has none); its
+	// HTTP/2 extension is not a module this project can fetch.
+	guarded(goServer("hertz", 8088, nil)).withTLS().gives("CloudWeGo's HTTP framework on its own event-loop transport (netpoll): its own request types and router, middleware, HTTP/1.1 (HTTP/2 and TLS through extensions or the standard transport)"),
 	goServer("uring", 8089, nil).onURing().gives("the project's own event loop on io_uring (servers/uring) with the parser gnet uses: no library between the server and the kernel, so it owns its HTTP, routing and TLS; Linux only, and refused where a seccomp profile forbids io_uring"),
 	{
 		Name: "nginx", Kind: Reference, ServerHeader: "nginx",
 		Counted: []string{"nginx"},
-		Stop:    syscall.SIGQUIT, // nginx's graceful stop; TERM is its fast one
+		TLS:     true, H2: true, // OpenSSL's TLS, HTTP/2 by ALPN
+		Stop: syscall.SIGQUIT, // nginx's graceful stop; TERM is its fast one
 		// A master (bench-scale) stops its workers on TERM; killed, it
 		// would leave them serving.
 		DeathSig: syscall.SIGTERM,
@@ -211,6 +226,44 @@ func (t Target) gives(what string) Target {
 func (t Target) withWaitInline() Target {
 	t.WaitInline = true
 	return t
+}
+
+// The HTTP/2 a TLS server serves, for withTLS.
+const (
+	h2  = "h2"  // over TLS, by ALPN
+	h2c = "h2c" // over cleartext, with prior knowledge, given -h2c
+)
+
+// withTLS marks a server that takes -tls-cert and -tls-key, and the
+// HTTP/2 it serves.
+func (t Target) withTLS(http2 ...string) Target {
+	t.TLS = true
+	t.H2 = slices.Contains(http2, h2)
+	t.H2C = slices.Contains(http2, h2c)
+	return t
+}
+
+// CheckTLS returns an error unless t serves HTTPS, naming those that do.
+func (t Target) CheckTLS() error {
+	if t.TLS {
+		return nil
+	}
+	return fmt.Errorf("%s serves no HTTPS (those that do: %s)", t.Name, strings.Join(ServingTLS(), ", "))
+}
+
+// CheckH2C returns an error unless t serves h2c, naming those that do.
+func (t Target) CheckH2C() error {
+	if t.H2C {
+		return nil
+	}
+	return fmt.Errorf("%s serves no HTTP/2 over cleartext (those that do: %s)", t.Name,
+		strings.Join(namesWhere(func(t Target) bool { return t.H2C }), ", "))
+}
+
+// ServingTLS returns the names of the targets that serve HTTPS, in table
+// order.
+func ServingTLS() []string {
+	return namesWhere(func(t Target) bool { return t.TLS })
 }
 
 func withMultiCore(t Target, flags ...string) Target {

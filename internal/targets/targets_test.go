@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -125,5 +126,74 @@ func TestWorkArgs(t *testing.T) {
 	}
 	if want := append([]string{"/r/servers/fcgi/serve.sh", "", "1", "127.0.0.1:1"}, work...); err != nil || !slices.Equal(l.args, want) {
 		t.Errorf("fcgi: %q, %v; want %q", l.args, err, want)
+	}
+}
+
+// TestTLS checks the table's TLS columns (every server but gnet serves
+// HTTPS, the references nginx; HTTP/2 by ALPN on the servers on net/http,
+// fcgi and nginx; h2c on the servers on net/http alone), that Start
+// refuses what a target does not serve before starting anything, and the
+// command lines and configs that carry the certificate.
+func TestTLS(t *testing.T) {
+	want := map[string][3]bool{ // TLS, H2, H2C
+		"nethttp": {true, true, true}, "fasthttp": {true, false, false}, "fiber": {true, false, false},
+		"gin": {true, true, true}, "gnet": {}, "fcgi": {true, true, false},
+		"echo": {true, true, true}, "chi": {true, true, true}, "hertz": {true, false, false},
+		"uring": {}, "nginx": {true, true, false}, "lighttpd-static": {}, "floor": {}, "floor-uring": {},
+	}
+	for _, tg := range All {
+		w, ok := want[tg.Name]
+		if got := [3]bool{tg.TLS, tg.H2, tg.H2C}; !ok || got != w {
+			t.Errorf("%s: TLS, H2, H2C %v, want %v", tg.Name, got, w)
+		}
+	}
+	gnet, _ := Lookup("gnet")
+	fasthttp, _ := Lookup("fasthttp")
+	nethttp, _ := Lookup("nethttp")
+	for _, tc := range []struct {
+		tg   Target
+		e    Env
+		want string
+	}{
+		{gnet, Env{TLSCert: "c.pem", TLSKey: "k.pem"}, "gnet serves no HTTPS (those that do: nethttp, fasthttp, fiber, gin, fcgi, echo, chi, hertz, nginx)"},
+		{fasthttp, Env{H2C: true}, "fasthttp serves no HTTP/2 over cleartext (those that do: nethttp, gin, echo, chi)"},
+		{nethttp, Env{TLSCert: "c.pem"}, `nethttp: a TLS certificate and key go together: got certificate "c.pem", key ""`},
+	} {
+		if _, err := tc.tg.Start(tc.e); err == nil || err.Error() != tc.want {
+			t.Errorf("%s with %+v: %v, want %q", tc.tg.Name, tc.e, err, tc.want)
+		}
+	}
+
+	bin := t.TempDir()
+	if err := os.WriteFile(filepath.Join(bin, "nethttp"), nil, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	l, err := goBinary(nethttp, Env{Bin: bin, Addr: "127.0.0.1:1", TLSCert: "/c.pem", TLSKey: "/k.pem", H2C: true}, "")
+	if want := []string{"-addr", "127.0.0.1:1", "-tls-cert", "/c.pem", "-tls-key", "/k.pem", "-h2c"}; err != nil || !slices.Equal(l.args, want) {
+		t.Errorf("nethttp: %q, %v; want %q", l.args, err, want)
+	}
+
+	nginx, _ := Lookup("nginx")
+	dir := t.TempDir()
+	if _, err := nginx.launch(nginx, Env{Addr: "127.0.0.1:1", TLSCert: "/c.pem", TLSKey: "/k.pem"}, dir); err != nil {
+		if errors.Is(err, ErrMissing) {
+			t.Skip(err)
+		}
+		t.Fatal(err)
+	}
+	conf, err := os.ReadFile(filepath.Join(dir, "nginx.conf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range []string{"ssl_certificate /c.pem;", "ssl_certificate_key /k.pem;", "ssl_protocols TLSv1.2 TLSv1.3;"} {
+		if !strings.Contains(string(conf), line) {
+			t.Errorf("nginx.conf lacks %q:\n%s", line, conf)
+		}
+	}
+	if !regexp.MustCompile(`listen 127\.0\.0\.1:1 ssl( http2;|;\s+http2 on;)`).Match(conf) {
+		t.Errorf("nginx.conf listens without ssl and HTTP/2:\n%s", conf)
+	}
+	if _, err := nginx.launch(nginx, Env{Addr: "127.0.0.1:1", TLSCert: "/a b.pem", TLSKey: "/k.pem"}, dir); err == nil {
+		t.Error("nginx: a certificate file name with a space went into nginx.conf")
 	}
 }

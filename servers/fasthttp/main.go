@@ -6,11 +6,15 @@
 //
 // With -bare it serves as fasthttp does out of the box, without the guard.
 // With -prefork it serves in fasthttp's multi-process form (prefork.go).
+//
+// With -tls-cert and -tls-key it serves HTTPS (HTTP/1.1: fasthttp has no
+// HTTP/2) on crypto/tls's listener, under the guard.
 package main
 
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
@@ -28,6 +32,7 @@ import (
 	"hellobench/page"
 	"hellobench/servers/internal/fasthttpguard"
 	"hellobench/servers/internal/timeouts"
+	"hellobench/servers/internal/tlsflag"
 )
 
 var (
@@ -118,6 +123,8 @@ func main() {
 	pf := flag.Bool("prefork", false, "serve with fasthttp's prefork package: this process starts one child process per GOMAXPROCS core,\n"+
 		"each running this command at GOMAXPROCS=1 on its own SO_REUSEPORT listener (tcp4, or tcp6 for an IPv6 address,\n"+
 		"with TCP_DEFER_ACCEPT), logs the start line once all of them listen, and stops them gracefully on SIGINT or SIGTERM")
+	certFile := flag.String("tls-cert", "", "serve HTTPS (HTTP/1.1; fasthttp has no HTTP/2) with the certificate in this PEM `file` (with -tls-key)")
+	keyFile := flag.String("tls-key", "", "the private key of -tls-cert, a PEM `file`")
 	work.Flags(flag.CommandLine)
 	flag.Parse()
 	if err := timeouts.Check(*headerTimeout, *idleTimeout); err != nil {
@@ -128,8 +135,17 @@ func main() {
 		fmt.Fprintf(os.Stderr, "fasthttp: %v\n", err)
 		os.Exit(2)
 	}
+	tlsConfig, err := tlsflag.Load(*certFile, *keyFile)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "fasthttp: %v\n", err)
+		os.Exit(2)
+	}
 
 	srv := newServer(*headerTimeout, *idleTimeout)
+	if tlsConfig != nil {
+		tlsConfig.NextProtos = []string{"http/1.1"} // no h2 to offer
+		srv.TLSConfig = tlsConfig
+	}
 	// Catch signals before listening: once a client can connect, a
 	// signal must mean a graceful stop, not the default exit.
 	sig := make(chan os.Signal, 1)
@@ -167,6 +183,12 @@ func serveUntil(srv *fasthttp.Server, ln net.Listener, bare bool, sig <-chan os.
 		}
 	}()
 	ln = &fasthttpguard.RetryListener{Listener: ln, Name: "fasthttp"}
+	if srv.TLSConfig != nil {
+		// What fasthttp's ServeTLS does, but under the guard: ServeTLS
+		// wraps the listener it is given in crypto/tls, so the guard's
+		// listener would read ciphertext.
+		ln = tls.NewListener(ln, srv.TLSConfig)
+	}
 	if !bare {
 		ln = fasthttpguard.Listener{Listener: ln}
 	}

@@ -16,7 +16,8 @@
 # responses finish, then lighttpd stops the application. (A shell cannot
 # trap a signal ignored when it started, as INT is for a background job of
 # a script: stop such a run with TERM.) Other FCGI_* variables of
-# lighttpd.conf (timeouts, user) pass through.
+# lighttpd.conf (timeouts, user, FCGI_TLS_CERT and FCGI_TLS_KEY for HTTPS)
+# pass through.
 set -eu
 
 tmp=
@@ -78,6 +79,29 @@ for arg; do
 	esac
 done
 
+# HTTPS: FCGI_TLS_CERT and FCGI_TLS_KEY, both or neither, readable files
+# whose names lighttpd.conf can quote.
+tls_cert=${FCGI_TLS_CERT-}
+tls_key=${FCGI_TLS_KEY-}
+if [ -n "$tls_cert$tls_key" ]; then
+	if [ -z "$tls_cert" ] || [ -z "$tls_key" ]; then
+		echo "serve.sh: FCGI_TLS_CERT '$tls_cert' and FCGI_TLS_KEY '$tls_key': HTTPS needs both" >&2
+		exit 2
+	fi
+	for f in "$tls_cert" "$tls_key"; do
+		case $f in
+		*[\"\\]*)
+			echo "serve.sh: $f: a quote or backslash, which lighttpd.conf cannot carry" >&2
+			exit 2
+			;;
+		esac
+		if ! [ -f "$f" ] || ! [ -r "$f" ]; then
+			echo "serve.sh: $f: no such readable file" >&2
+			exit 2
+		fi
+	done
+fi
+
 # lighttpd lives in sbin, which a normal user's PATH may lack.
 PATH=$PATH:/usr/sbin:/usr/local/sbin
 if ! command -v lighttpd >/dev/null; then
@@ -88,6 +112,16 @@ if ! command -v lighttpd >/dev/null; then
 		service lighttpd stop >/dev/null 2>&1 || true
 	else
 		echo "serve.sh: lighttpd not found: make deps installs it (as root)" >&2
+		exit 1
+	fi
+fi
+# lighttpd's TLS is a module of a package of its own on Debian.
+if [ -n "$tls_cert" ] && command -v dpkg >/dev/null && ! dpkg -s lighttpd-mod-openssl >/dev/null 2>&1; then
+	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+		echo "serve.sh: lighttpd-mod-openssl not installed; installing it with apt-get" >&2
+		DEBIAN_FRONTEND=noninteractive apt-get install -y lighttpd-mod-openssl >&2
+	else
+		echo "serve.sh: lighttpd's TLS module is not installed: make deps installs it (as root)" >&2
 		exit 1
 	fi
 fi

@@ -5,9 +5,13 @@
 // in servers/internal/fasthttpguard).
 //
 // With -bare it serves as fiber does out of the box, without the guard.
+//
+// With -tls-cert and -tls-key it serves HTTPS (HTTP/1.1: fiber has no
+// HTTP/2) on crypto/tls's listener, under the guard.
 package main
 
 import (
+	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
@@ -25,6 +29,7 @@ import (
 	"hellobench/page"
 	"hellobench/servers/internal/fasthttpguard"
 	"hellobench/servers/internal/timeouts"
+	"hellobench/servers/internal/tlsflag"
 )
 
 // work is the handler's optional work, -work-cpu and -work-wait (see
@@ -94,6 +99,8 @@ func main() {
 	headerTimeout := flag.Duration("header-timeout", 10*time.Second, "close a connection whose request is not complete within this `duration`")
 	idleTimeout := flag.Duration("idle-timeout", 60*time.Second, "close a keep-alive connection idle for this `duration`")
 	bare := flag.Bool("bare", false, "serve as the stack does out of the box, without this server's framing guards (for the robustness report)")
+	certFile := flag.String("tls-cert", "", "serve HTTPS (HTTP/1.1; fiber has no HTTP/2) with the certificate in this PEM `file` (with -tls-key)")
+	keyFile := flag.String("tls-key", "", "the private key of -tls-cert, a PEM `file`")
 	work.Flags(flag.CommandLine)
 	flag.Parse()
 	if err := timeouts.Check(*headerTimeout, *idleTimeout); err != nil {
@@ -101,6 +108,11 @@ func main() {
 		os.Exit(2)
 	}
 	if err := work.Check(); err != nil {
+		fmt.Fprintf(os.Stderr, "fiber: %v\n", err)
+		os.Exit(2)
+	}
+	tlsConfig, err := tlsflag.Load(*certFile, *keyFile)
+	if err != nil {
 		fmt.Fprintf(os.Stderr, "fiber: %v\n", err)
 		os.Exit(2)
 	}
@@ -128,6 +140,13 @@ func main() {
 
 	log.Printf("fiber: listening on %s (GOMAXPROCS=%d)", ln.Addr(), runtime.GOMAXPROCS(0))
 	ln = &fasthttpguard.RetryListener{Listener: ln, Name: "fiber"}
+	if tlsConfig != nil {
+		// fiber's way to TLS with a listener of one's own, as its docs
+		// show for app.Listener: crypto/tls's, under the guard, which
+		// reads what TLS has decrypted.
+		tlsConfig.NextProtos = []string{"http/1.1"} // no h2 to offer
+		ln = tls.NewListener(ln, tlsConfig)
+	}
 	if !*bare {
 		ln = fasthttpguard.Listener{Listener: ln}
 	}

@@ -5,6 +5,12 @@
 //
 // With -bare it serves as gin and net/http do out of the box, without that
 // guard.
+//
+// With -tls-cert and -tls-key it serves HTTPS, and HTTP/2 to clients
+// that ask by ALPN; with -h2c, HTTP/2 over cleartext to clients with prior
+// knowledge too. Over TLS the guard's listener does the handshakes with
+// crypto/tls, net/http's TLS, so that it reads the requests above TLS;
+// with -bare, net/http's ServeTLS does.
 package main
 
 import (
@@ -26,6 +32,7 @@ import (
 	"hellobench/page"
 	"hellobench/servers/internal/nethttpguard"
 	"hellobench/servers/internal/timeouts"
+	"hellobench/servers/internal/tlsflag"
 )
 
 // work is the handler's optional work, -work-cpu and -work-wait (see
@@ -88,6 +95,9 @@ func main() {
 	headerTimeout := flag.Duration("header-timeout", 10*time.Second, "close a connection whose request headers are not complete within this `duration`")
 	idleTimeout := flag.Duration("idle-timeout", 60*time.Second, "close a keep-alive connection idle for this `duration`")
 	bare := flag.Bool("bare", false, "serve as gin on net/http does out of the box, without this server's framing guards (for the robustness report)")
+	certFile := flag.String("tls-cert", "", "serve HTTPS, and HTTP/2 to clients that ask by ALPN, with the certificate in this PEM `file` (with -tls-key)")
+	keyFile := flag.String("tls-key", "", "the private key of -tls-cert, a PEM `file`")
+	h2c := flag.Bool("h2c", false, "also serve HTTP/2 over cleartext to clients with prior knowledge (h2c); without it the HTTP/2 preface gets 505, as the contract asks")
 	work.Flags(flag.CommandLine)
 	flag.Parse()
 	if err := timeouts.Check(*headerTimeout, *idleTimeout); err != nil {
@@ -98,8 +108,20 @@ func main() {
 		fmt.Fprintf(os.Stderr, "gin: %v\n", err)
 		os.Exit(2)
 	}
+	tlsConfig, err := tlsflag.Load(*certFile, *keyFile)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "gin: %v\n", err)
+		os.Exit(2)
+	}
 
 	srv := newServer(*addr, *headerTimeout, *idleTimeout, *bare)
+	// HTTP/1.1, and HTTP/2 over TLS to clients that ask by ALPN, as
+	// net/http serves by default; HTTP/2 over cleartext with prior
+	// knowledge only when asked.
+	srv.Protocols = new(http.Protocols)
+	srv.Protocols.SetHTTP1(true)
+	srv.Protocols.SetHTTP2(true)
+	srv.Protocols.SetUnencryptedHTTP2(*h2c)
 	// Catch signals before listening: once a client can connect, a
 	// signal must mean a graceful stop, not the default exit.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -108,7 +130,14 @@ func main() {
 	if err != nil {
 		log.Fatalf("gin: %v", err)
 	}
-	if !*bare {
+	switch {
+	case *bare:
+	case tlsConfig != nil:
+		// The guard's listener does the TLS handshakes, to read what
+		// is above TLS; net/http serves HTTP/2 on the connections that
+		// negotiated it.
+		ln = nethttpguard.TLSListener(ln, tlsConfig, *headerTimeout)
+	default:
 		ln = nethttpguard.Listener{Listener: ln}
 	}
 
@@ -126,7 +155,15 @@ func main() {
 	}()
 
 	log.Printf("gin: listening on %s (GOMAXPROCS=%d)", ln.Addr(), runtime.GOMAXPROCS(0))
-	if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+	if tlsConfig != nil && *bare {
+		// net/http's TLS as its docs show it: ServeTLS wraps ln and
+		// offers h2 by ALPN.
+		srv.TLSConfig = tlsConfig
+		err = srv.ServeTLS(ln, "", "")
+	} else {
+		err = srv.Serve(ln)
+	}
+	if !errors.Is(err, http.ErrServerClosed) {
 		log.Fatalf("gin: %v", err)
 	}
 	<-done // Serve returns as soon as Shutdown starts

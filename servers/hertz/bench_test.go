@@ -30,5 +30,5 @@ func TestNoInMemoryListener(t *testing.T) {
 			t.Fatalf("hertz served an in-memory listener (recovered %v): add the benchmark", r)
 		}
 	}()
-	newHertz(l, 10*time.Second, 60*time.Second, false).Run()
+	newHertz(l, 10*time.Second, 60*time.Second, false, nil).Run()
 }

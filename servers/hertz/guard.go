@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"io"
 	"net/http"
@@ -10,6 +11,7 @@ import (
 	"github.com/cloudwego/hertz/pkg/common/config"
 	"github.com/cloudwego/hertz/pkg/network"
 	"github.com/cloudwego/hertz/pkg/network/netpoll"
+	"github.com/cloudwego/hertz/pkg/network/standard"
 
 	"hellobench/servers/internal/http1"
 )
@@ -31,16 +33,28 @@ import (
 // drops what hertz writes after. Empty lines before a request line are
 // skipped, as section 2.2 asks and hertz does not.
 //
+// Over TLS hertz runs on its standard transport, whose connections
+// decrypt into buffers of their own behind the same network.Reader: the
+// guard reads them alike (guardedTransport).
+//
 // What the parser accepts, hertz frames alike, but for one thing: hertz
 // refuses every chunk extension (common/utils/chunk.go, ParseChunkSize),
 // valid ones too, with 400: listed as hertz's deviations in the
 // conformance suite.
 
-// transport is netpoll's transport, its connections read through the guard.
+// transport is netpoll's transport, or over TLS the standard one, its
+// connections read through the guard.
 type transport struct{ network.Transporter }
 
-// guardedTransport is the server.WithTransport of the guarded server.
+// guardedTransport is the server.WithTransport of the guarded server. Over
+// TLS it is the standard transport, which server.WithTLS picks when no
+// transport is given: netpoll has no TLS. The standard transport's
+// connection decrypts below the network.Reader the guard reads, so the
+// guard sees what hertz would.
 func guardedTransport(o *config.Options) network.Transporter {
+	if o.TLS != nil {
+		return transport{standard.NewTransporter(o)}
+	}
 	return transport{netpoll.NewTransporter(o)}
 }
 
@@ -48,11 +62,27 @@ func (t transport) ListenAndServe(onData network.OnData) error {
 	return t.Transporter.ListenAndServe(func(ctx context.Context, c any) error {
 		if nc, ok := c.(network.Conn); ok {
 			d, _ := ctx.Value(deadlineKey{}).(*headerDeadline)
-			c = &conn{Conn: nc, deadline: d}
+			g := &conn{Conn: nc, deadline: d}
+			c = g
+			if tc, ok := nc.(network.ConnTLSer); ok {
+				// What hertz asks of a TLS connection (its handshake and
+				// state, for ALPN and its adaptor) reaches the transport's.
+				c = &tlsConn{g, tc}
+			}
 		}
 		return onData(ctx, c)
 	})
 }
+
+// tlsConn is the guard's connection over TLS: it keeps the standard
+// transport's Handshake and ConnectionState.
+type tlsConn struct {
+	*conn
+	tls network.ConnTLSer
+}
+
+func (c *tlsConn) Handshake() error                     { return c.tls.Handshake() }
+func (c *tlsConn) ConnectionState() tls.ConnectionState { return c.tls.ConnectionState() }
 
 // conn is a connection as hertz reads it through the guard. Offsets count
 // the bytes of the stream since the connection began.

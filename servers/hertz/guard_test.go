@@ -21,7 +21,7 @@ func serve(t *testing.T, headerTimeout time.Duration, bare bool) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := newHertz(ln, headerTimeout, 10*time.Second, bare)
+	h := newHertz(ln, headerTimeout, 10*time.Second, bare, nil)
 	go h.Run()
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)

@@ -24,7 +24,7 @@ func TestFDServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	fmt.Println(ln.Addr())
-	t.Fatal(newHertz(ln, 10*time.Second, 10*time.Second, false).Run())
+	t.Fatal(newHertz(ln, 10*time.Second, 10*time.Second, false, nil).Run())
 }
 
 // TestFDExhaustion floods a server limited to fdflood.Limit descriptors

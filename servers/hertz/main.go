@@ -4,10 +4,15 @@
 //
 // hertz accepts much that RFC 9112 asks a server to refuse; unless -bare,
 // a guard (guard.go) shows hertz only requests a strict parser has checked.
+//
+// With -tls-cert and -tls-key it serves HTTPS (HTTP/1.1) through
+// server.WithTLS, on hertz's standard transport (net.Conn): netpoll has
+// no TLS. The guard reads that transport's connections the same way.
 package main
 
 import (
 	"context"
+	"crypto/tls"
 	"flag"
 	"fmt"
 	"log"
@@ -25,6 +30,7 @@ import (
 
 	"hellobench/page"
 	"hellobench/servers/internal/timeouts"
+	"hellobench/servers/internal/tlsflag"
 )
 
 // work is the handler's optional work, -work-cpu and -work-wait (see
@@ -43,7 +49,9 @@ func hello(_ context.Context, c *app.RequestContext) {
 }
 
 // newHertz returns the server, not yet running, on ln.
-func newHertz(ln net.Listener, headerTimeout, idleTimeout time.Duration, bare bool) *server.Hertz {
+// With tlsConfig it serves HTTPS through server.WithTLS, on hertz's
+// standard transport (netpoll has no TLS).
+func newHertz(ln net.Listener, headerTimeout, idleTimeout time.Duration, bare bool, tlsConfig *tls.Config) *server.Hertz {
 	readTimeout := headerTimeout
 	if !bare {
 		// The guard's deadline closes a slow header section first: hertz
@@ -65,6 +73,12 @@ func newHertz(ln net.Listener, headerTimeout, idleTimeout time.Duration, bare bo
 		// all.
 		server.WithExitWaitTime(4 * time.Second),
 	}
+	if tlsConfig != nil {
+		// WithTLS picks the standard transport, unless one is given: the
+		// guard's picks it too (guardedTransport).
+		tlsConfig.NextProtos = []string{"http/1.1"} // no h2 to offer
+		opts = append(opts, server.WithTLS(tlsConfig))
+	}
 	if !bare {
 		opts = append(opts,
 			server.WithTransport(guardedTransport),
@@ -85,6 +99,8 @@ func main() {
 	headerTimeout := flag.Duration("header-timeout", 10*time.Second, "close a connection whose request headers are not complete within this `duration`")
 	idleTimeout := flag.Duration("idle-timeout", 60*time.Second, "close a keep-alive connection idle for this `duration`")
 	bare := flag.Bool("bare", false, "serve as hertz does out of the box, without this server's guard (for the robustness report)")
+	certFile := flag.String("tls-cert", "", "serve HTTPS (HTTP/1.1, on hertz's standard transport: netpoll has no TLS) with the certificate in this PEM `file` (with -tls-key)")
+	keyFile := flag.String("tls-key", "", "the private key of -tls-cert, a PEM `file`")
 	work.Flags(flag.CommandLine)
 	flag.Parse()
 	if err := timeouts.Check(*headerTimeout, *idleTimeout); err != nil {
@@ -92,6 +108,11 @@ func main() {
 		os.Exit(2)
 	}
 	if err := work.Check(); err != nil {
+		fmt.Fprintf(os.Stderr, "hertz: %v\n", err)
+		os.Exit(2)
+	}
+	tlsConfig, err := tlsflag.Load(*certFile, *keyFile)
+	if err != nil {
 		fmt.Fprintf(os.Stderr, "hertz: %v\n", err)
 		os.Exit(2)
 	}
@@ -106,7 +127,7 @@ func main() {
 	if err != nil {
 		log.Fatalf("hertz: %v", err)
 	}
-	h := newHertz(ln, *headerTimeout, *idleTimeout, *bare)
+	h := newHertz(ln, *headerTimeout, *idleTimeout, *bare, tlsConfig)
 	// Spin stops gracefully once the waiter returns nil: on our signals,
 	// caught since before the listener opened.
 	h.SetCustomSignalWaiter(func(errc chan error) error {

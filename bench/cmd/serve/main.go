@@ -6,7 +6,13 @@
 //
 // Usage:
 //
-//	serve [-cpu 0] [-procs 1] [-addr :PORT] NAME
+//	serve [-cpu 0] [-procs 1] [-addr :PORT] [-tls] NAME
+//
+// With -tls (`make serve-NAME TLS=1`) a target that serves HTTPS serves
+// it, with a self-signed ECDSA certificate for 127.0.0.1 and localhost
+// written into a temporary directory that serve removes on its way out;
+// serve prints the https URL and the certificate's file, for a client to
+// trust (curl --cacert FILE).
 package main
 
 import (
@@ -17,10 +23,12 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
 	"hellobench/bench"
+	"hellobench/internal/certs"
 	"hellobench/internal/proc"
 	"hellobench/internal/targets"
 )
@@ -31,8 +39,9 @@ func main() {
 	cpus := flag.String("cpu", "0", "taskset CPU `list` to pin the server to (\"\": not pinned)")
 	procs := flag.Int("procs", 1, "the server's GOMAXPROCS")
 	addr := flag.String("addr", "", "listen `address` (default: the target's own port on every interface)")
+	useTLS := flag.Bool("tls", false, "serve HTTPS with a certificate generated for this run (targets that serve HTTPS: "+strings.Join(targets.ServingTLS(), ", ")+")")
 	flag.Usage = func() {
-		fmt.Fprintf(os.Stderr, "usage: serve [-cpu 0] [-procs 1] [-addr :PORT] NAME\nNAME: one of %v\n", targets.Names())
+		fmt.Fprintf(os.Stderr, "usage: serve [-cpu 0] [-procs 1] [-addr :PORT] [-tls] NAME\nNAME: one of %v\n", targets.Names())
 		flag.PrintDefaults()
 	}
 	flag.Parse()
@@ -43,6 +52,11 @@ func main() {
 	t, err := targets.Lookup(flag.Arg(0))
 	if err != nil {
 		log.Fatal(err)
+	}
+	if *useTLS {
+		if err := t.CheckTLS(); err != nil {
+			log.Fatal(err)
+		}
 	}
 	if *cpus != "" {
 		if _, err := proc.ParseCPUs(*cpus); err != nil {
@@ -67,7 +81,35 @@ func main() {
 			log.Fatal(err)
 		}
 	}
-	os.Exit(serve(t, targets.Env{Root: root, Addr: *addr, CPUs: *cpus, Procs: *procs, Echo: os.Stderr}))
+	e := targets.Env{Root: root, Addr: *addr, CPUs: *cpus, Procs: *procs, Echo: os.Stderr}
+	if !*useTLS {
+		os.Exit(serve(t, e))
+	}
+	dir, err := os.MkdirTemp("", "hellobench-serve-tls-")
+	if err != nil {
+		log.Fatal(err)
+	}
+	code := serveTLS(t, e, dir)
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// serveTLS serves t over HTTPS with a certificate written into dir.
+func serveTLS(t targets.Target, e targets.Env, dir string) int {
+	// lighttpd, started by root, serves as nobody, who must reach the
+	// files.
+	if err := os.Chmod(dir, 0o755); err != nil {
+		log.Print(err)
+		return 1
+	}
+	p, err := certs.Write(dir, certs.ECDSA)
+	if err != nil {
+		log.Print(err)
+		return 1
+	}
+	e.TLSCert, e.TLSKey = p.Cert, p.Key
+	fmt.Fprintf(os.Stderr, "serve: the certificate, self-signed for 127.0.0.1 and localhost: %s (curl --cacert %s)\n", p.Cert, p.Cert)
+	return serve(t, e)
 }
 
 // serve starts t, waits for a signal or for t to exit, and returns the exit
@@ -85,7 +127,7 @@ func serve(t targets.Target, e targets.Env) int {
 	if e.CPUs != "" {
 		where = "on CPU " + e.CPUs
 	}
-	fmt.Fprintf(os.Stderr, "serve: %s serving %s %s, GOMAXPROCS=%d; Ctrl-C stops it\n", t.Name, url(e.Addr), where, e.Procs)
+	fmt.Fprintf(os.Stderr, "serve: %s serving %s %s, GOMAXPROCS=%d; Ctrl-C stops it\n", t.Name, url(e.Addr, e.TLSCert != ""), where, e.Procs)
 	select {
 	case <-in.Proc.Exited():
 		code, err := in.Proc.ExitCode()
@@ -115,7 +157,7 @@ func serve(t targets.Target, e targets.Env) int {
 }
 
 // url is the page's URL for a client on this machine.
-func url(addr string) string {
+func url(addr string, https bool) string {
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
 		return addr
@@ -123,5 +165,9 @@ func url(addr string) string {
 	if host == "" || host == "0.0.0.0" || host == "::" {
 		host = "127.0.0.1"
 	}
-	return "http://" + net.JoinHostPort(host, port) + "/hello/world"
+	scheme := "http://"
+	if https {
+		scheme = "https://"
+	}
+	return scheme + net.JoinHostPort(host, port) + "/hello/world"
 }

@@ -1,6 +1,7 @@
 // Package nethttpguard is the framing guard of the servers that run on
-// net/http's server (nethttp and gin): a listener whose connections pass
-// on only well-framed requests (RFC 9112) and a handler for what only a
+// net/http's server (nethttp, gin, echo and chi): a listener whose
+// connections pass on only well-framed requests (RFC 9112), in plain HTTP
+// (Listener) or over TLS (TLSListener), and a handler for what only a
 // handler sees, which the servers use unless started with -bare; and a
 // writer that rate-limits net/http's error log.
 package nethttpguard
@@ -38,6 +39,15 @@ func (l Listener) Accept() (net.Conn, error) {
 }
 
 func newScanner() framing.Scanner { return new(scanner) }
+
+// h2Preface is the HTTP/2 connection preface (RFC 9113 section 3.4). A
+// connection that starts with it speaks HTTP/2 with prior knowledge (h2c),
+// which net/http serves when its Protocols allow unencrypted HTTP/2: what
+// follows is frames, not HTTP/1.1, and passes unread. Where net/http does
+// not serve h2c, it reads the preface as a request, "PRI * HTTP/2.0",
+// which the guard's Handler answers 505 and a close, so nothing after it
+// is read as HTTP/1.1 either.
+const h2Preface = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
 
 // The scanner's states.
 const (
@@ -86,12 +96,21 @@ type scanner struct {
 	nvalue  int
 	tail    [10]byte // the end of a request line split between reads
 	ntail   int
+
+	// npre counts the bytes of h2Preface the connection has started
+	// with so far; -1 once it started otherwise. h2 is set once it has
+	// sent all of it.
+	npre int
+	h2   bool
 }
 
 // Scan follows p, drops empty lines before a request line (RFC 9112
 // section 2.2) by moving the bytes kept to the front of p, and returns how
 // many it kept, up to the first framing error, which it returns too.
 func (s *scanner) Scan(p []byte) (int, error) {
+	if s.h2 || s.prefaced(p) {
+		return len(p), nil
+	}
 	w := 0 // bytes kept
 	// keep keeps p[i:j].
 	keep := func(i, j int) {
@@ -225,6 +244,27 @@ func (s *scanner) Scan(p []byte) (int, error) {
 		i++
 	}
 	return w, nil
+}
+
+// prefaced follows the connection's first bytes, p the latest, and
+// reports whether they are the HTTP/2 preface, complete. Until they part
+// from it, they are also scanned as HTTP/1.1, which the preface's lines
+// pass.
+func (s *scanner) prefaced(p []byte) bool {
+	if s.npre < 0 {
+		return false
+	}
+	for _, b := range p {
+		if b != h2Preface[s.npre] {
+			s.npre = -1
+			return false
+		}
+		if s.npre++; s.npre == len(h2Preface) {
+			s.h2 = true
+			return true
+		}
+	}
+	return false
 }
 
 // keepTail keeps the last bytes of a request line split between reads.

@@ -39,6 +39,12 @@ var scanCases = []struct {
 	{"names-alike", "GET / HTTP/1.1\r\nContent-Type: a\r\nTE: trailers\r\nTransfer_Encoding: chunked\r\nContent-Lengths: 5\r\n\r\n" + get, "GET / HTTP/1.1\r\nContent-Type: a\r\nTE: trailers\r\nTransfer_Encoding: chunked\r\nContent-Lengths: 5\r\n\r\n" + get, false},
 	{"http10-chunked-words", "GET /HTTP/1.0 HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", "GET /HTTP/1.0 HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", false},
 
+	// HTTP/2 with prior knowledge: frames after the preface pass unread,
+	// bytes that would end an HTTP/1.1 stream included.
+	{"h2-preface", h2Preface + "\x00\x00\x00\x04\x00\x00\x00\x00\x00\r\rTransfer-Encoding: x\r\n\r\n", h2Preface + "\x00\x00\x00\x04\x00\x00\x00\x00\x00\r\rTransfer-Encoding: x\r\n\r\n", false},
+
+	{"h2-preface-not-first", get + h2Preface + "\r\r", get + h2Preface, true},
+	{"h2-preface-differs", "PRI * HTTP/2.0\r\n\r\nSN\r\n\r\n\r\r", "PRI * HTTP/2.0\r\n\r\nSN\r\n\r\n", true},
 	{"te-cl", get + "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n0\r\n\r\n", get + "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\nContent-Length: 5\r\n\r", true},
 	{"te-http10", "POST / HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", "POST / HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r", true},
 	{"te-not-chunked", "POST / HTTP/1.1\r\nTransfer-Encoding: identity\r\n\r\n", "POST / HTTP/1.1\r\nTransfer-Encoding: identity\r\n\r", true},

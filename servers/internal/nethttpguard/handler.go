@@ -23,8 +23,11 @@ func Handler(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// net/http serves HTTP/1.2 and up as 1.1 (RFC 9110 section 2.5
 		// allows it) and passes "PRI * HTTP/2.0" on for a handler to take
-		// over; the contract refuses versions other than 1.0 and 1.1.
-		if r.ProtoMajor != 1 || r.ProtoMinor > 1 {
+		// over; the contract refuses versions other than 1.0 and 1.1. A
+		// request that came in HTTP/2 frames (over TLS by ALPN, or h2c with
+		// prior knowledge) is HTTP/2.0 too: net/http's HTTP/1 reader
+		// passes on no other 2.x request line than the preface's PRI.
+		if !http1x(r) && !(r.ProtoMajor == 2 && r.ProtoMinor == 0 && r.Method != "PRI") {
 			w.Header().Set("Connection", "close")
 			http.Error(w, "HTTP Version Not Supported", http.StatusHTTPVersionNotSupported)
 			return
@@ -32,7 +35,7 @@ func Handler(h http.Handler) http.Handler {
 		// RFC 9112 section 3.2: 400 for a Host with an invalid value; Go
 		// takes any value of a lenient character set. HTTP/1.0 needs no
 		// Host (r.Host is then empty).
-		if (r.Host != "" || r.ProtoMinor == 1) && !http1.ValidAuthority([]byte(r.Host)) || !targetForm(r) {
+		if (r.Host != "" || r.ProtoAtLeast(1, 1)) && !http1.ValidAuthority([]byte(r.Host)) || !targetForm(r) {
 			w.Header().Set("Connection", "close")
 			http.Error(w, "Bad Request", http.StatusBadRequest)
 			return
@@ -50,6 +53,9 @@ func Handler(h http.Handler) http.Handler {
 		h.ServeHTTP(w, r)
 	})
 }
+
+// http1x reports whether r is an HTTP/1.0 or HTTP/1.1 request.
+func http1x(r *http.Request) bool { return r.ProtoMajor == 1 && r.ProtoMinor <= 1 }
 
 // targetForm reports whether r's target has a form its method takes (RFC
 // 9112 section 3.2): origin-form, absolute-form with an http or https URI,

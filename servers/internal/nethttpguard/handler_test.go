@@ -25,7 +25,11 @@ func TestHandler(t *testing.T) {
 		{"HTTP/1.1", 1, 1, nil, nil, 200, false, true},
 		{"HTTP/1.0", 1, 0, nil, nil, 200, false, true},
 		{"HTTP/1.2", 1, 2, nil, nil, 505, true, false},
-		{"HTTP/2.0", 2, 0, nil, nil, 505, true, false},
+		// net/http's HTTP/1 reader passes on no 2.x request line but
+		// "PRI * HTTP/2.0"; any other 2.0 request came in HTTP/2 frames.
+		{"HTTP/2.0 PRI", 2, 0, nil, nil, 505, true, false},
+		{"HTTP/2", 2, 0, nil, nil, 200, false, true},
+		{"HTTP/2.1", 2, 1, nil, nil, 505, true, false},
 		{"chunked", 1, 1, []string{"chunked"}, strings.NewReader("body"), 200, false, true},
 		{"chunked, framing error", 1, 1, []string{"chunked"}, iotest.ErrReader(errors.New("framing: bad chunk")), 400, true, false},
 	}
@@ -38,7 +42,11 @@ func TestHandler(t *testing.T) {
 					t.Errorf("h read %d bytes of a body Handler should have read", n)
 				}
 			}))
-			r := httptest.NewRequest("POST", "/", tt.body)
+			method := "POST"
+			if tt.name == "HTTP/2.0 PRI" {
+				method = "PRI"
+			}
+			r := httptest.NewRequest(method, "/", tt.body)
 			r.ProtoMajor, r.ProtoMinor, r.TransferEncoding = tt.major, tt.minor, tt.te
 			w := httptest.NewRecorder()
 			h.ServeHTTP(w, r)
