@@ -80,8 +80,9 @@ robust: build deps ## every server against hostile clients and faults, full size
 soak: build deps ## 10 minutes of churning keep-alive load per server: RSS and goroutines/fds must stay flat (not in CI)
 	$(GO) test -count=1 -timeout 0 -run '^TestSoak$$' ./robust -args -soak 10m
 
-fuzz: ## run each fuzzer (gnet's parser, the body framing, both guards) for FUZZTIME (make test replays their seed corpora)
+fuzz: ## run each fuzzer (gnet's and uring's parser, uring's split receives, the body framing, both guards) for FUZZTIME (make test replays their seed corpora)
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./servers/internal/http1
+	$(GO) test -run '^$$' -fuzz '^FuzzSplit$$' -fuzztime $(FUZZTIME) ./servers/uring
 	$(GO) test -run '^$$' -fuzz '^FuzzBody$$' -fuzztime $(FUZZTIME) ./servers/internal/framing
 	$(GO) test -run '^$$' -fuzz '^FuzzScan$$' -fuzztime $(FUZZTIME) ./servers/internal/nethttpguard
 	$(GO) test -run '^$$' -fuzz '^FuzzScan$$' -fuzztime $(FUZZTIME) ./servers/internal/fasthttpguard

@@ -37,6 +37,7 @@ import (
 	"syscall"
 	"time"
 
+	"hellobench/internal/uring"
 	"hellobench/servers/internal/timeouts"
 )
 
@@ -58,6 +59,14 @@ func main() {
 	if poolSize < 1 {
 		fmt.Fprintf(os.Stderr, "uring: -work-pool %d: want at least 1\n", poolSize)
 		os.Exit(2)
+	}
+
+	// Where the kernel or a seccomp profile refuses io_uring, say so
+	// before anything else.
+	if r, err := uring.New(8); err != nil {
+		log.Fatalf("uring: %v", err)
+	} else {
+		r.Close()
 	}
 
 	// Catch signals before listening: once a client can connect, a

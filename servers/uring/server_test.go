@@ -10,13 +10,18 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"hellobench/internal/testnet"
 	"hellobench/internal/uring"
+	"hellobench/internal/uring/uringtest"
 	"hellobench/page"
 )
 
@@ -360,5 +365,34 @@ func TestParseAllocs(t *testing.T) {
 		if allocs != 0 {
 			t.Errorf("%d requests: %.1f allocations per read", bytes.Count(in, []byte("GET")), allocs)
 		}
+	}
+}
+
+// TestRefused: where a seccomp profile refuses io_uring, the server exits
+// 1 with one line that says so. The refusal is made in a child process, so
+// that the rest of the tests keep their rings.
+func TestRefused(t *testing.T) {
+	if !uringtest.InChild(t, "URING_REFUSED_CHILD") {
+		return
+	}
+	bin := filepath.Join(t.TempDir(), "uring")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	if err := uringtest.Forbid(unix.SYS_IO_URING_SETUP, unix.EPERM); err != nil {
+		t.Skipf("no seccomp filter here: %v", err)
+	}
+	addr := testnet.Refusing(t) // never connected to: the server must not get that far
+	cmd := exec.Command(bin, "-addr", addr)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+		t.Fatalf("exit: %v, want status 1\n%s", err, stderr.String())
+	}
+	lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+	if len(lines) != 1 || !strings.Contains(lines[0], "uring: io_uring not available") || !strings.Contains(lines[0], "operation not permitted") {
+		t.Errorf("stderr %q, want one line saying io_uring is refused", stderr.String())
 	}
 }
