@@ -23,6 +23,12 @@ type Machine struct {
 	Go       string `json:"go"`
 	Nginx    string `json:"nginx"`
 	Lighttpd string `json:"lighttpd"`
+	// SyscallNS is one raw getppid(2) on the server's CPU, in ns, and
+	// Mitigations the kernel's CPU vulnerability entries other than "Not
+	// affected": what a system call costs here, and so what io_uring's
+	// batching saves, which differs between machines.
+	SyscallNS   float64  `json:"syscall_ns,omitempty"`
+	Mitigations []string `json:"mitigations,omitempty"`
 }
 
 const DateFormat = "2006-01-02 15:04 MST"

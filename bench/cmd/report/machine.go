@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"os/exec"
 	"regexp"
 	"runtime"
@@ -21,6 +22,15 @@ func machine() report.Machine {
 	}
 	m.Nginx = version(`nginx/(\S+)`, "nginx", "-v")
 	m.Lighttpd = version(`lighttpd/(\S+)`, "lighttpd", "-v")
+	cpu := 0
+	if cpus, err := proc.ParseCPUs(os.Getenv("SERVER_CPUS")); err == nil && len(cpus) > 0 {
+		cpu = cpus[0]
+	}
+	// 5 runs of a million calls: a few seconds at most.
+	if d, err := proc.SyscallCost(cpu, 5, 1_000_000); err == nil {
+		m.SyscallNS = float64(d.Nanoseconds())
+	}
+	m.Mitigations = proc.Mitigations()
 	return m
 }
 
