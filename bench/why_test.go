@@ -21,7 +21,7 @@ import (
 
 var (
 	flagWhyServers       = flag.String("why-servers", "nginx,floor,gnet,fasthttp,nethttp", "BenchmarkWhy's servers")
-	flagReadinessServers = flag.String("readiness-servers", "floor,floor-uring,gnet,nginx", "BenchmarkReadiness's servers")
+	flagReadinessServers = flag.String("readiness-servers", "floor,floor-uring,gnet,uring,nginx", "BenchmarkReadiness's servers")
 	flagWhyFor           = flag.Duration("why-for", 2*time.Second, "how long BenchmarkWhy counts each load")
 )
 

@@ -30,6 +30,13 @@ func CostsReadiness(rep report.Report) string {
 			num(u.Syscalls.Median, 3), num(e.Syscalls.Median, 3), num(1/u.URingEnters.Median, 0),
 			num(u.Sys.Median/e.Sys.Median, 2), num(u.User.Median/e.User.Median, 2))
 	}
+	g, okG := report.FindWhy(rep.Readiness, "gnet", "saturated")
+	r, okR := report.FindWhy(rep.Readiness, "uring", "saturated")
+	if okG && okR && g.Sys.Median > 0 && g.User.Median > 0 && r.URingEnters.Median > 0 {
+		fmt.Fprintf(&b, "\nThe same HTTP on both models: uring, the project's parser on its io_uring loop, makes %s system calls per request against gnet's %s, "+
+			"and spends %s times gnet's kernel CPU per request and %s times its own.\n",
+			num(r.Syscalls.Median, 3), num(g.Syscalls.Median, 3), num(r.Sys.Median/g.Sys.Median, 2), num(r.User.Median/g.User.Median, 2))
+	}
 	s := rep.Sections["readiness"]
 	fmt.Fprintf(&b, "\n_`make bench-readiness`, %s, %s on %s; each server saturated on 50 keep-alive connections, counted by perf on the kernel's tracepoints and from /proc (the CPU split in the clock's ticks) while the load ran; each cell is the median with the range (min–max) of the rounds._\n",
 		s.Date, plural(rep.Readiness[0].Syscalls.N, "round"), rep.Machine.CPU)
