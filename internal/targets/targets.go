@@ -89,6 +89,10 @@ type Target struct {
 	// when Env asks (-h2c: off by default, as the contract answers the
 	// HTTP/2 preface 505).
 	H2, H2C bool
+	// URing says the target drives io_uring, not epoll: the floor it is
+	// read against is the io_uring floor, and where io_uring is refused it
+	// is missing.
+	URing bool
 	// Lenient names the robustness tests (robust/) where the target's
 	// front server is known to fall short, with why: the suite asserts
 	// that the shortfall is still there, reports it, and checks the rest.
@@ -173,6 +177,7 @@ var All = []Target{
 		// profile refuses io_uring, missing, as a tool not installed.
 		Name: "floor-uring", Kind: Reference, Package: "./bench/cmd/floor", Bin: "floor", ServerHeader: "floor",
 		Args:    []string{"-engine", "io_uring"},
+		URing:   true,
 		Counted: []string{"floor"},
 		Ready:   regexp.MustCompile(`floor: listening on `),
 		Stop:    syscall.SIGTERM,
@@ -213,6 +218,7 @@ func (t Target) routerOn(loop string) Target {
 // tool not installed.
 func (t Target) onURing() Target {
 	t.launch = uringBinary
+	t.URing = true
 	return t
 }
 

@@ -29,21 +29,23 @@ func cpuOf(rep report.Report, server, mode string) (report.Figure, bool) {
 type stack struct {
 	name, loop string
 	router     bool
+	uring      bool // on io_uring: its floor is the io_uring floor
 }
 
 // stacks are the rows of the keep-alive table, from the target table: each
-// server loop followed by the routers on it. The floor is the table's last
-// column, and a target of several processes (fcgi) has a table of its own.
+// server loop followed by the routers on it. The floors are the table's
+// last rows, and a target of several processes (fcgi) has a table of its
+// own.
 func stacks() []stack {
 	var loops []targets.Target
 	for _, t := range targets.All {
-		if t.Name != "floor" && t.RouterOn == "" && len(t.Counted) == 1 {
+		if t.Name != "floor" && t.Name != "floor-uring" && t.RouterOn == "" && len(t.Counted) == 1 {
 			loops = append(loops, t)
 		}
 	}
 	var rows []stack
 	for _, l := range loops {
-		rows = append(rows, stack{name: l.Name, loop: l.Name})
+		rows = append(rows, stack{name: l.Name, loop: l.Name, uring: l.URing})
 		for _, t := range targets.All {
 			if t.RouterOn == l.Name {
 				rows = append(rows, stack{name: t.Name, loop: l.Name, router: true})
@@ -53,17 +55,55 @@ func stacks() []stack {
 	return rows
 }
 
+// CostsKeepAlive splits each stack's keep-alive request into the io_uring
+// floor (the kernel's TCP work and the least a server can ask of it), what
+// the readiness model costs over it (the epoll floor less the io_uring
+// floor) for a stack on epoll, its server loop beyond its own floor, and a
+// router on top. Where the io_uring floor did not run (io_uring refused),
+// the epoll floor is the lowest.
 func CostsKeepAlive(rep report.Report) string {
 	floor, ok := cpuOf(rep, "floor", "keepalive")
 	if !ok {
 		return ""
 	}
+	lowest, onURing := cpuOf(rep, "floor-uring", "keepalive")
+	if !onURing {
+		return costsOverFloor(rep, floor)
+	}
+	readiness := bench.Diff(floor, lowest)
+	var b strings.Builder
+	b.WriteString("| stack | total CPU µs/req | io_uring floor | readiness model over it | server loop beyond its floor | router on top of its loop |\n|---|--:|--:|--:|--:|--:|\n")
+	for _, s := range stacks() {
+		total, ok1 := cpuOf(rep, s.name, "keepalive")
+		loop, ok2 := cpuOf(rep, s.loop, "keepalive")
+		if !ok1 || !ok2 {
+			continue
+		}
+		its, model := floor, share(readiness, total)
+		if s.uring {
+			its, model = lowest, "– (on io_uring)"
+		}
+		router := "–"
+		if s.router {
+			router = share(bench.Diff(total, loop), total)
+		}
+		fmt.Fprintf(&b, "| %s | %s | %.0f %% | %s | %s | %s |\n", s.name, spread(total, 2),
+			100*lowest.Median/total.Median, model, share(bench.Diff(loop, its), total), router)
+	}
+	fmt.Fprintf(&b, "| floor | %s | %.0f %% | %s | – | – |\n", spread(floor, 2), 100*lowest.Median/floor.Median, share(readiness, floor))
+	fmt.Fprintf(&b, "| floor-uring | %s | 100 %% | – | – | – |\n", spread(lowest, 2))
+	return b.String()
+}
+
+// costsOverFloor is the keep-alive table with the epoll floor as the
+// lowest, for a run without the io_uring floor.
+func costsOverFloor(rep report.Report, floor report.Figure) string {
 	var b strings.Builder
 	b.WriteString("| stack | total CPU µs/req | syscall floor | server loop beyond the floor | router on top of its loop |\n|---|--:|--:|--:|--:|\n")
 	for _, s := range stacks() {
 		total, ok1 := cpuOf(rep, s.name, "keepalive")
 		loop, ok2 := cpuOf(rep, s.loop, "keepalive")
-		if !ok1 || !ok2 {
+		if !ok1 || !ok2 || s.uring {
 			continue
 		}
 		router := "–"
