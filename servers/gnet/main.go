@@ -35,6 +35,9 @@ import (
 	"hellobench/servers/internal/timeouts"
 )
 
+// serverName is what the Server header of every response says.
+const serverName = "gnet"
+
 func main() {
 	addr := flag.String("addr", ":8084", "listen `address`")
 	headerTimeout := flag.Duration("header-timeout", 10*time.Second, "close a connection whose request headers are not complete within this `duration`")

@@ -94,9 +94,9 @@ type conn struct {
 
 	// The answer to the request being read, chosen when its header section
 	// completes and sent when its body has been read.
-	reply      *reply
+	reply      *http1.Reply
 	head       bool
-	connection connection
+	connection http1.Connection
 	held       bool // serve stopped at a request answered off the loop
 }
 
@@ -242,24 +242,24 @@ func (cs *conn) serve(dst, in, date []byte, draining bool) (out []byte, n int, c
 			return out, n, false, served
 		case http1.Header:
 			r := &cs.p.Req
-			cs.reply, cs.head = route(r.Method, r.Path)
+			cs.reply, cs.head = http1.Route(r.Method, r.Path)
 			switch {
 			case !r.KeepAlive || (draining && n == len(in)):
 				// Draining, the last request that has arrived says
 				// close; those pipelined before it are answered.
-				cs.connection = connClose
+				cs.connection = http1.ConnClose
 			case r.Minor == 0:
-				cs.connection = connKeepAlive
+				cs.connection = http1.ConnKeepAlive
 			default:
-				cs.connection = connNone
+				cs.connection = http1.ConnNone
 			}
 			// Ask for the body only if none of it has come yet; a client
 			// that sent it anyway does not wait.
 			if r.Continue && n == len(in) {
-				out = append(out, continueResponse...)
+				out = append(out, http1.Continue...)
 			}
 		case http1.Done:
-			if work.On() && cs.reply == replyOK {
+			if work.On() && cs.reply == http1.OK {
 				if work.Wait > 0 && !waitInline {
 					// Answered off the loop (work.go); what follows
 					// this request is parsed once that answer is out.
@@ -268,13 +268,13 @@ func (cs *conn) serve(dst, in, date []byte, draining bool) (out []byte, n int, c
 				}
 				cs.workInline()
 			}
-			out = appendResponse(out, cs.reply, cs.head, cs.connection, date)
+			out = http1.AppendResponse(out, serverName, cs.reply, cs.head, cs.connection, date)
 			served++
-			if cs.connection == connClose {
+			if cs.connection == http1.ConnClose {
 				return out, n, true, served
 			}
 		case http1.Fail:
-			out = appendResponse(out, errorReply(cs.p.Status), false, connClose, date)
+			out = http1.AppendResponse(out, serverName, http1.ErrorReply(cs.p.Status), false, http1.ConnClose, date)
 			return out, n, true, served
 		}
 	}

@@ -21,6 +21,7 @@ import (
 
 	"hellobench/internal/testnet"
 	"hellobench/page"
+	"hellobench/servers/internal/http1"
 )
 
 // start runs a server with a real gnet engine on a loopback port and
@@ -239,8 +240,8 @@ func TestServe(t *testing.T) {
 		defer c.Close()
 		c.SetDeadline(time.Now().Add(5 * time.Second))
 		io.WriteString(c, "PUT /hello/world HTTP/1.1\r\nHost: h\r\nExpect: 100-continue\r\nContent-Length: 5\r\nConnection: close\r\n\r\n")
-		interim := make([]byte, len(continueResponse))
-		if _, err := io.ReadFull(c, interim); err != nil || string(interim) != continueResponse {
+		interim := make([]byte, len(http1.Continue))
+		if _, err := io.ReadFull(c, interim); err != nil || string(interim) != http1.Continue {
 			t.Fatalf("interim %q: %v", interim, err)
 		}
 		io.WriteString(c, "hello")

@@ -9,6 +9,7 @@ import (
 	"github.com/panjf2000/gnet/v2"
 
 	"hellobench/page"
+	"hellobench/servers/internal/http1"
 )
 
 // Handler work (-work-cpu, -work-wait: page.Work) on an event loop, which
@@ -68,7 +69,7 @@ type job struct {
 	s          *server
 	cs         *conn
 	head       bool
-	connection connection
+	connection http1.Connection
 }
 
 // submit runs j on a goroutine of the pool, or queues it when all are busy.
@@ -115,7 +116,7 @@ func (j *job) run() {
 	work.Do()
 	var ck clock // the loop's clock is the loop's: Date is formatted here
 	ck.update(time.Now())
-	b := appendResponse(make([]byte, 0, 512), replyOK, j.head, j.connection, ck.date[:])
+	b := http1.AppendResponse(make([]byte, 0, 512), serverName, http1.OK, j.head, j.connection, ck.date[:])
 	// An error means the engine has stopped; the callback will not run.
 	_ = j.cs.c.AsyncWrite(b, func(gnet.Conn, error) error {
 		j.s.answered(j.cs)
@@ -130,7 +131,7 @@ func (s *server) answered(cs *conn) {
 		return
 	}
 	c, l := cs.c, cs.loop
-	if cs.connection == connClose {
+	if cs.connection == http1.ConnClose {
 		// As OnTraffic after a last answer: what came after it is dropped.
 		rest := c.InboundBuffered()
 		_, _ = c.Discard(-1)

@@ -68,9 +68,9 @@ type conn struct {
 
 	// The answer to the request being read, chosen when its header section
 	// completes and sent when its body has been read.
-	reply      *reply
+	reply      *http1.Reply
 	head       bool
-	connection connection
+	connection http1.Connection
 	held       bool // serve stopped at a request answered off the ring
 }
 
@@ -88,24 +88,24 @@ func (c *conn) serve(dst, in, date []byte, draining bool) (out []byte, n int, cl
 			return out, n, false, served
 		case http1.Header:
 			r := &c.p.Req
-			c.reply, c.head = route(r.Method, r.Path)
+			c.reply, c.head = http1.Route(r.Method, r.Path)
 			switch {
 			case !r.KeepAlive || (draining && n == len(in)):
 				// Draining, the last request that has arrived says
 				// close; those pipelined before it are answered.
-				c.connection = connClose
+				c.connection = http1.ConnClose
 			case r.Minor == 0:
-				c.connection = connKeepAlive
+				c.connection = http1.ConnKeepAlive
 			default:
-				c.connection = connNone
+				c.connection = http1.ConnNone
 			}
 			// Ask for the body only if none of it has come yet; a client
 			// that sent it anyway does not wait.
 			if r.Continue && n == len(in) {
-				out = append(out, continueResponse...)
+				out = append(out, http1.Continue...)
 			}
 		case http1.Done:
-			if work.On() && c.reply == replyOK {
+			if work.On() && c.reply == http1.OK {
 				if work.Wait > 0 {
 					// Answered off the ring (work.go); what follows
 					// this request is parsed once that answer is out.
@@ -114,16 +114,16 @@ func (c *conn) serve(dst, in, date []byte, draining bool) (out []byte, n int, cl
 				}
 				work.Do()
 			}
-			out = appendResponse(out, c.reply, c.head, c.connection, date)
+			out = http1.AppendResponse(out, serverName, c.reply, c.head, c.connection, date)
 			served++
-			if c.connection == connClose {
+			if c.connection == http1.ConnClose {
 				return out, n, true, served
 			}
 			if len(out) >= pauseAt {
 				return out, n, false, served // the rest once these are sent
 			}
 		case http1.Fail:
-			out = appendResponse(out, errorReply(c.p.Status), false, connClose, date)
+			out = http1.AppendResponse(out, serverName, http1.ErrorReply(c.p.Status), false, http1.ConnClose, date)
 			return out, n, true, served
 		}
 	}

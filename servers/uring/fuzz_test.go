@@ -6,6 +6,8 @@ import (
 	"bytes"
 	"testing"
 	"time"
+
+	"hellobench/servers/internal/http1"
 )
 
 // FuzzSplit feeds a request stream to one connection's input whole, and
@@ -34,7 +36,7 @@ func FuzzSplit(f *testing.F) {
 		a, b = min(a, b), max(a, b)
 		// An interim 100 Continue is sent only if the body has not come
 		// with the header section: it depends on the split.
-		interim := []byte(continueResponse)
+		interim := []byte(http1.Continue)
 		whole, phaseW := feed(in)
 		split, phaseS := feed(in[:a], in[a:b], in[b:])
 		whole, split = bytes.ReplaceAll(whole, interim, nil), bytes.ReplaceAll(split, interim, nil)

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"hellobench/page"
+	"hellobench/servers/internal/http1"
 )
 
 // Handler work (-work-cpu, -work-wait: page.Work) on a ring, which must
@@ -51,7 +52,7 @@ type job struct {
 	fd         int
 	gen        uint32
 	head       bool
-	connection connection
+	connection http1.Connection
 }
 
 // submit runs j on a goroutine of the pool, or queues it when all are busy.
@@ -97,9 +98,9 @@ func (l *loop) answered(c *conn, j job) {
 	if c.out == nil {
 		c.out = l.buf()
 	}
-	c.out = appendResponse(c.out, replyOK, j.head, j.connection, l.clock.date[:])
+	c.out = http1.AppendResponse(c.out, serverName, http1.OK, j.head, j.connection, l.clock.date[:])
 	l.markDirty(c)
-	if j.connection == connClose {
+	if j.connection == http1.ConnClose {
 		// As serve after a last answer: what came after it is dropped.
 		c.clean = len(c.in) == 0
 		l.put(c.in)
