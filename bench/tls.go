@@ -47,6 +47,10 @@ const (
 	h2Streams      = PipelineDepth
 )
 
+// RSASuffix ends the mode of a row measured with an RSA-2048 certificate
+// (-tls-key-type rsa) in a benchmark's name: "nethttp/tls-full-rsa".
+const RSASuffix = "-rsa"
+
 // TLSModes lists the TLS modes of a default run, in report order (TLS12
 // runs only with -tls12).
 var TLSModes = []Mode{TLSKeepAlive, TLSPipeline, TLSResumed, TLSFull, TLSH2One, TLSH2Many, H2COne, H2CMany}
