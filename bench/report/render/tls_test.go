@@ -1,0 +1,34 @@
+package render
+
+import (
+	"strings"
+	"testing"
+
+	"hellobench/bench/report"
+)
+
+// TestTLSCosts renders the TLS fixture beside the ceilings' and checks
+// each mode's table, its client, the columns against plaintext and the
+// client-bound row.
+func TestTLSCosts(t *testing.T) {
+	rep, err := report.Read(map[string]string{"ceilings": "../testdata/ceilings.txt", "tls": "../testdata/tls.txt"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := TLSCosts(rep)
+	for _, want := range []string{
+		"Keep-alive over TLS 1.3, 50 connections (wrk):",
+		"HTTP/2 over TLS 1.3, 16 concurrent streams per connection (h2load):",
+		"| nethttp | 30.00 (28.00–32.00) | 2.00 (2.00–2.00) [range of 3] | 1.20 | – |",
+		"| nginx/aa |",
+		"never saturated: no ceiling (client-bound)",
+		"_`make bench-tls`, 2026-12-02 10:00 UTC, 3 blocks on Test CPU",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("no %q in:\n%s", want, got)
+		}
+	}
+	if TLSCosts(report.Report{}) != "" {
+		t.Error("a report without TLS rows renders a TLS section")
+	}
+}
