@@ -32,3 +32,23 @@ func TestTLSCosts(t *testing.T) {
 		t.Error("a report without TLS rows renders a TLS section")
 	}
 }
+
+// TestPickTLS checks the pick table's TLS columns: present only with TLS
+// rows, from the keep-alive row's ratio to nginx over TLS.
+func TestPickTLS(t *testing.T) {
+	plain, err := report.Read(map[string]string{"ceilings": "../testdata/ceilings.txt"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(pickTable(plain), "over TLS") {
+		t.Error("TLS columns without TLS rows")
+	}
+	rep, err := report.Read(map[string]string{"ceilings": "../testdata/ceilings.txt", "tls": "../testdata/tls.txt"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := pickTable(rep)
+	if !strings.Contains(got, "over TLS vs nginx over TLS | handshake µs |") || !strings.Contains(got, " 2.00 (2.00–2.00) [range of 3] | – |\n") {
+		t.Errorf("the pick table's TLS columns:\n%s", got)
+	}
+}
