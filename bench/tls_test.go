@@ -4,7 +4,6 @@ import (
 	"errors"
 	"flag"
 	"os"
-	"os/exec"
 	"slices"
 	"strings"
 	"testing"
@@ -27,7 +26,10 @@ var (
 // as skipped; a mode a server does not speak (HTTP/2, h2c) is skipped
 // with the reason.
 func BenchmarkTLS(b *testing.B) {
-	cfg, _ := setup(b)
+	cfg, err := DefaultConfig()
+	if err != nil {
+		b.Fatal(err)
+	}
 	client := tlsClient(b, cfg)
 	names := tlsServers()
 	if *flagBlock >= 0 {
@@ -126,9 +128,6 @@ func tlsClient(b *testing.B, cfg Config) tlsRun {
 			b.Skip(err)
 		}
 		bins[i] = bin
-	}
-	if _, err := exec.LookPath(bins[0]); err != nil {
-		b.Skip(err)
 	}
 	return tlsRun{TLSClient{
 		Wrk:    Wrk{Bin: bins[0], CPUs: cfg.ClientCPUs},

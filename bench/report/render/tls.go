@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"hellobench/bench/report"
+	"hellobench/internal/targets"
 )
 
 // tlsTitles say what each TLS mode measures and on what client.
@@ -56,6 +57,15 @@ func TLSCosts(rep report.Report) string {
 			beyond = num(r.Handshake, 1)
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", r.Server, spread(r.CPU, 2), versus(r.CPUVsNginx), plain, beyond, median(r.ReqPerSec, 0), tlsNote(r))
+	}
+	var none []string
+	for _, t := range targets.Servers() {
+		if !t.TLS {
+			none = append(none, t.Name)
+		}
+	}
+	if len(none) > 0 {
+		fmt.Fprintf(&b, "\nNot measured, having no TLS (the target table): %s.\n", strings.Join(none, ", "))
 	}
 	b.WriteString("\n" + tlsClients + "\n")
 	if s, ok := rep.Sections["tls"]; ok {
