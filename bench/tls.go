@@ -84,13 +84,12 @@ func Serves(t targets.Target, m Mode) (bool, string) {
 	return true, ""
 }
 
-// TLSClient runs a TLS mode's client: wrk for HTTP/1.1 over TLS (its TLS is
-// OpenSSL's, the same library as nginx's; side by side on one core against
-// a crypto/tls server, keep-alive over TLS 1.3, wrk -t1 spent less CPU per
-// request than h2load --h1 -t1, the one other installed client with TLS
-// and one thread), h2load for HTTP/2 (wrk has none). h2load cannot stand
-// in for wrk with a connection per request: before nghttp2 1.64 a timed
-// run with Connection: close never ends (H2load.Unsupported). Neither verifies the server's certificate, so the self-signed
+// TLSClient runs a TLS mode's client: for HTTP/1.1 on long-lived
+// connections wrk or h2load --h1 (H1; both one thread on OpenSSL, the same
+// library as nginx's), which BenchmarkTLS picks by measurement on the
+// reference nginx; wrk for a new connection per request, since before
+// nghttp2 1.64 a timed h2load run with Connection: close never ends
+// (H2load.Unsupported); h2load for HTTP/2, which wrk does not speak. Neither verifies the server's certificate, so the self-signed
 // one of the run needs no trust.
 type TLSClient struct {
 	Wrk    Wrk
@@ -98,17 +97,28 @@ type TLSClient struct {
 	// Conf12 and Full12 are OPENSSL_CONF files: TLS 1.2 with the row's
 	// cipher, and that without tickets (TLSFull).
 	Conf12, Full12 string
+	// H1 is the client of the HTTP/1.1 modes with long-lived connections
+	// (keep-alive, pipelined, TLS 1.2's row): "h2load" (--h1), or wrk.
+	// BenchmarkTLS picks it by measurement (pickH1).
+	H1 string
 }
 
 func (c TLSClient) Name() string { return "tls" }
 
 // Uses names the client a mode runs on, for the report.
 func (c TLSClient) Uses(m Mode) string {
-	if strings.HasPrefix(string(m), "h2") {
+	switch {
+	case strings.HasPrefix(string(m), "h2"):
+		return "h2load"
+	case c.H1 == "h2load" && Choosable(m):
 		return "h2load"
 	}
 	return "wrk"
 }
+
+// Choosable says both clients can run m: a new connection per request is
+// wrk's alone (H2load.Unsupported), HTTP/2 h2load's.
+func Choosable(m Mode) bool { return m == TLSKeepAlive || m == TLSPipeline || m == TLS12 }
 
 // Run runs l in its TLS mode.
 func (c TLSClient) Run(l Load) (Stats, error) {
@@ -132,15 +142,15 @@ func (c TLSClient) Run(l Load) (Stats, error) {
 	case TLS12:
 		l.Mode = KeepAlive
 		w.Env = append(w.Env, "OPENSSL_CONF="+c.Conf12)
+		h.Env = append(h.Env, "OPENSSL_CONF="+c.Conf12)
 	case TLSH2One, H2COne:
-		h.Streams = 1
+		l.Mode, h.Streams = KeepAlive, 1
 	case TLSH2Many, H2CMany:
-		h.Streams = h2Streams
+		l.Mode, h.Streams = KeepAlive, h2Streams
 	default:
 		return Stats{}, fmt.Errorf("bench: no TLS mode %q", m)
 	}
 	if c.Uses(m) == "h2load" {
-		l.Mode = KeepAlive
 		return h.Run(l)
 	}
 	return w.Run(l)

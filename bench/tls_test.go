@@ -1,8 +1,10 @@
 package bench
 
 import (
+	"cmp"
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"slices"
 	"strings"
@@ -15,6 +17,7 @@ import (
 var (
 	flagTLSModes = flag.String("tls-modes", "", "comma-separated modes of BenchmarkTLS: "+modeList(TLSModes)+" (default: all)")
 	flagTLSKey   = flag.String("tls-key-type", "ecdsa", "BenchmarkTLS's certificate: ecdsa (P-256) or rsa (2048 bits)")
+	flagTLSH1    = flag.String("tls-h1-client", "auto", "BenchmarkTLS's client of keep-alive, pipelined and TLS 1.2's row: auto (the cheaper that saturates the reference nginx, measured in each mode), wrk or h2load")
 	flagTLS12    = flag.Bool("tls12", false, "BenchmarkTLS also measures keep-alive over TLS 1.2 with ECDHE-ECDSA-AES128-GCM-SHA256 (mode "+string(TLS12)+")")
 )
 
@@ -47,6 +50,11 @@ func BenchmarkTLS(b *testing.B) {
 		rl := l
 		rl.Mode = RefMode(mode)
 		ref := startReference(b, tlsCfg, client, rl)
+		var why string
+		client.TLSClient, why = pickH1(b, client.TLSClient, ref, mode)
+		if ref != nil {
+			ref.client = client // its rounds on the chosen client too
+		}
 		c := tlsCfg
 		if Cleartext(mode) {
 			c.TLSCert, c.TLSKey, c.H2C = "", "", true
@@ -65,11 +73,52 @@ func BenchmarkTLS(b *testing.B) {
 				if ok, why := Serves(t, mode); !ok {
 					b.Skip(why)
 				}
-				b.Logf("client: %s", client.Uses(mode))
+				if why != "" {
+					b.Logf("client: %s", why)
+				}
 				ceiling(b, c, client, name, Work{}, l, ref)
+				// The report reads the client from the run, 1 for h2load.
+				b.ReportMetric(b2f(client.Uses(mode) == "h2load"), "client-h2load")
 			})
 		}
 	}
+}
+
+// pickH1 chooses the client of an HTTP/1.1 mode both can run by
+// measurement on the reference nginx over TLS: each runs once, and the
+// one that saturated it at the lower client CPU per request is kept (of
+// two that saturate none, the one that kept it busier), so that a server
+// is measured by the cheapest client that saturates it. Without a
+// reference (-ref=false, no -for), wrk stays.
+func pickH1(b *testing.B, c TLSClient, ref *reference, m Mode) (TLSClient, string) {
+	switch {
+	case !Choosable(m):
+		return c, ""
+	case *flagTLSH1 == "wrk" || *flagTLSH1 == "h2load":
+		c.H1 = *flagTLSH1
+		return c, c.H1 + ", as -tls-h1-client says"
+	case *flagTLSH1 != "auto":
+		b.Fatalf("-tls-h1-client: %q is none of auto, wrk, h2load", *flagTLSH1)
+	case ref == nil:
+		return c, "wrk: no reference to choose on"
+	}
+	var best Result
+	var tried []string
+	for _, h1 := range []string{"wrk", "h2load"} {
+		try := c
+		try.H1 = h1
+		r, err := Measure(ref.s, try, ref.load)
+		if err != nil {
+			b.Logf("client choice: %s on the reference: %v", h1, err)
+			continue
+		}
+		tried = append(tried, fmt.Sprintf("%s kept it %.0f %% busy at %.2f client µs/req", h1, r.Busy(), r.ClientCPUPerRequest()))
+		sat, bestSat := r.Busy() >= SaturatedCeiling, best.Busy() >= SaturatedCeiling
+		if best.Requests == 0 || sat && !bestSat || sat == bestSat && (sat && r.ClientCPUPerRequest() < best.ClientCPUPerRequest() || !sat && r.Busy() > best.Busy()) {
+			best, c.H1 = r, h1
+		}
+	}
+	return c, fmt.Sprintf("%s, chosen on the reference nginx (%s)", cmp.Or(c.H1, "wrk"), strings.Join(tried, "; "))
 }
 
 // tlsServers are BenchmarkTLS's targets: the servers (those without TLS

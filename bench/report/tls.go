@@ -71,6 +71,7 @@ func tlsModeRank(m string) int {
 func buildTLS(all map[string]Samples, sections map[string]Section, ceilings []Point, conns int) []TLSRow {
 	usual := usualSpeedsOf(all, tlsPrefix)
 	var ps []Point
+	clients := map[string]string{}
 	for key, s := range all {
 		rest, ok := strings.CutPrefix(key, tlsPrefix)
 		if !ok {
@@ -82,6 +83,16 @@ func buildTLS(all map[string]Samples, sections map[string]Section, ceilings []Po
 		}
 		mode := f[len(f)-1]
 		p := ceilingPoint(strings.Join(f[:len(f)-1], "/"), mode, conns, s, usual[mode])
+		// The client the run reported (client-h2load: 1 for h2load, the
+		// pick of the HTTP/1.1 modes), else the one the mode always runs on.
+		c := bench.TLSClient{}.Uses(bench.Mode(strings.TrimSuffix(mode, bench.RSASuffix)))
+		if h := s["client-h2load"]; len(h) > 0 {
+			c = "wrk"
+			if figureOf(h).Median > 0.5 {
+				c = "h2load"
+			}
+		}
+		clients[p.Server+"/"+p.Mode] = c
 		p.Coarse = Coarse(sections["tls"])
 		ps = append(ps, p)
 	}
@@ -89,7 +100,7 @@ func buildTLS(all map[string]Samples, sections map[string]Section, ceilings []Po
 	compare(ps)
 	rows := make([]TLSRow, len(ps))
 	for i, p := range ps {
-		r := TLSRow{Point: p, Key: "ecdsa", Client: bench.TLSClient{}.Uses(bench.Mode(strings.TrimSuffix(p.Mode, bench.RSASuffix)))}
+		r := TLSRow{Point: p, Key: "ecdsa", Client: clients[p.Server+"/"+p.Mode]}
 		if strings.HasSuffix(p.Mode, bench.RSASuffix) {
 			r.Key = "rsa"
 		}

@@ -71,3 +71,15 @@ func TestPlainMode(t *testing.T) {
 		}
 	}
 }
+
+// TestTLSClient checks that a row names the client its runs reported
+// (client-h2load), and the mode's own where they reported none.
+func TestTLSClient(t *testing.T) {
+	rep := tlsParsed(t)
+	if c := findTLS(t, rep, "nethttp", "tls-pipeline").Client; c != "h2load" {
+		t.Errorf("pipelined over TLS, reported on h2load: client %q", c)
+	}
+	if c := findTLS(t, rep, "nethttp", "tls-full").Client; c != "wrk" {
+		t.Errorf("full handshakes: client %q, want wrk", c)
+	}
+}

@@ -46,8 +46,8 @@ func TLSCosts(rep report.Report) string {
 				b.WriteString("\n")
 			}
 			mode = r.Mode
-			fmt.Fprintf(&b, "%s (%s):\n\n", title(mode), r.Client)
-			b.WriteString("| server | server CPU µs/request | vs nginx over TLS | vs the same stack in plaintext | beyond plaintext, µs/request | req/s | note |\n|---|--:|--:|--:|--:|--:|---|\n")
+			fmt.Fprintf(&b, "%s:\n\n", title(mode))
+			b.WriteString("| server | client | server CPU µs/request | vs nginx over TLS | vs the same stack in plaintext | beyond plaintext, µs/request | req/s | note |\n|---|---|--:|--:|--:|--:|--:|---|\n")
 		}
 		plain, beyond := "–", "–"
 		if r.VsPlain > 0 {
@@ -56,7 +56,7 @@ func TLSCosts(rep report.Report) string {
 		if r.Handshake != 0 {
 			beyond = num(r.Handshake, 1)
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", r.Server, spread(r.CPU, 2), versus(r.CPUVsNginx), plain, beyond, median(r.ReqPerSec, 0), tlsNote(r))
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", r.Server, r.Client, spread(r.CPU, 2), versus(r.CPUVsNginx), plain, beyond, median(r.ReqPerSec, 0), tlsNote(r))
 	}
 	var none []string
 	for _, t := range targets.Servers() {
@@ -77,8 +77,9 @@ func TLSCosts(rep report.Report) string {
 }
 
 // tlsClients says which client each mode runs on, and why.
-const tlsClients = "wrk drives HTTP/1.1 over TLS: one thread on OpenSSL, nginx's TLS library, and a cheaper client per request than h2load in HTTP/1.1; " +
-	"it keeps its TLS session across reconnections, so a new connection per request resumes, and a full handshake per request is asked of it in TLS 1.2 without tickets " +
+const tlsClients = "Keep-alive, pipelined and TLS 1.2's row run on the client, wrk or h2load --h1 (each one thread on OpenSSL, nginx's TLS library), " +
+	"that saturated the reference nginx at the lower client CPU per request when both were tried on it in the block (the row names the one most of its blocks used). " +
+	"A new connection per request runs on wrk, which keeps its TLS session across reconnections, so a new connection per request resumes, and a full handshake per request is asked of it in TLS 1.2 without tickets " +
 	"(no installed client makes full TLS 1.3 handshakes on demand). h2load, the one installed client that speaks HTTP/2, drives HTTP/2 and h2c. " +
 	"A row whose server was never saturated because the client's core was says client-bound and gives no ceiling."
 

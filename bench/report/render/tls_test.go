@@ -17,9 +17,11 @@ func TestTLSCosts(t *testing.T) {
 	}
 	got := TLSCosts(rep)
 	for _, want := range []string{
-		"Keep-alive over TLS 1.3, 50 connections (wrk):",
-		"HTTP/2 over TLS 1.3, 16 concurrent streams per connection (h2load):",
-		"| nethttp | 30.00 (28.00–32.00) | 2.00 (2.00–2.00) [range of 3] | 1.20 | – |",
+		"Keep-alive over TLS 1.3, 50 connections:",
+		"HTTP/2 over TLS 1.3, 16 concurrent streams per connection:",
+		"| nethttp | h2load | 41.00",
+		"| nethttp | h2load | 30.10",
+		"| nethttp | wrk | 30.00 (28.00–32.00) | 2.00 (2.00–2.00) [range of 3] | 1.20 | – |",
 		"| nginx/aa |",
 		"never saturated: no ceiling (client-bound)",
 		"Not measured, having no TLS (the target table): gnet, uring.",
