@@ -70,7 +70,7 @@ func TLSCosts(rep report.Report) string {
 	b.WriteString("\n" + tlsClients + "\n")
 	if s, ok := rep.Sections["tls"]; ok {
 		fmt.Fprintf(&b, "\n_`make bench-tls`, %s, %s on %s; each cell is %s, a ratio to nginx taken block by block against the reference nginx over TLS measured right before and after the server; "+
-			"the columns against plaintext set the median over the median of the same stack's ceiling in `make bench`'s run (two invocations: no interval)._\n",
+			"the columns against plaintext set the median over the median of the same stack's ceiling in `make bench`'s run (two invocations, and the plaintext ceilings ran on loadgen: no interval)._\n",
 			s.Date, plural(s.Rounds, "block"), rep.Machine.CPU, interval(s.Rounds))
 	}
 	return b.String()
