@@ -41,7 +41,7 @@ FUZZTIME ?= 30s
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
 .DEFAULT_GOAL := help
-.PHONY: help servers build $(addprefix bin/,$(TOOLS)) deps test vet fuzz robust soak bench bench-again bench-quick bench-sweep bench-scale bench-work bench-latency bench-latency-again bench-load bench-load-again bench-readiness compare-gnet compare-fcgi compare-clients compare-guards FORCE
+.PHONY: help servers build $(addprefix bin/,$(TOOLS)) deps test vet fuzz robust soak bench bench-again bench-quick bench-sweep bench-scale bench-work bench-latency bench-latency-again bench-load bench-load-again bench-readiness bench-tls compare-gnet compare-fcgi compare-clients compare-guards FORCE
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_%-]+:.*## / {printf "  %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -103,8 +103,8 @@ bench-sweep: build deps ## the sweep (1 to 10 000 connections) and the idle conn
 bench-scale: build deps ## keep-alive ceilings on SCALE_CORES cores of SERVER_CPUS, client on CLIENT_CPUS; efficiency in results/REPORT.md
 	bin/report $(RUNFLAGS) -scale -cores $(SCALE_CORES) -n 100000 -out results
 
-bench-quick: build ## a smoke run of the benchmarks (bench-work's, bench-latency's, bench-load's and bench-readiness's too), about two minutes: prints a report, keeps nothing
-	d=$$(mktemp -d) && trap 'rm -rf "$$d"' EXIT && bin/report $(RUNFLAGS) -run -work -latency -load -readiness -quick -out "$$d" && cat "$$d/REPORT.md"
+bench-quick: build ## a smoke run of the benchmarks (bench-work's, bench-latency's, bench-load's, bench-readiness's and bench-tls's too), about two minutes: prints a report, keeps nothing
+	d=$$(mktemp -d) && trap 'rm -rf "$$d"' EXIT && bin/report $(RUNFLAGS) -run -work -latency -load -readiness -tls -quick -out "$$d" && cat "$$d/REPORT.md"
 
 bench-work: build deps ## handler CPU work (0-100 µs) at each Go server's ceiling, and handler waits at Little's-law connections; results/, docs/work.md section
 	bin/report $(RUNFLAGS) -work -for 500ms -docs -out results
@@ -126,6 +126,9 @@ bench-load: build deps ## each server's CPU per request at shares of its ceiling
 
 bench-readiness: build deps ## what the floors on epoll and io_uring, gnet and nginx ask of the kernel per request, saturated (5 rounds, about two minutes); results/, bench/COSTS.md section 7
 	bin/report $(RUNFLAGS) -readiness -docs -out results
+
+bench-tls: build deps ## what TLS and HTTP/2 cost each server beside nginx over TLS: keep-alive, pipelined, resumed and full handshakes (ECDSA and RSA), TLS 1.2's row, HTTP/2 over TLS and h2c at 1 and 16 streams (12 blocks); results/, bench/COSTS.md
+	bin/report $(RUNFLAGS) -tls -docs -out results
 
 bench-load-again: build deps ## make bench-load twice more, separately; results/load-agreement.md
 	bin/report $(RUNFLAGS) -load -ceilings-from results/bench.txt -out results/again/load-2

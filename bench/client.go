@@ -163,8 +163,14 @@ func (c ClientSpec) find(cfg Config) (bin, why string, err error) {
 // parser; a non-zero exit is an error of its own. Stats carries the
 // client's CPU time even with an error from the parser.
 func runTimed(name, bin, cpus string, args []string, url string) (Stats, error) {
+	return runTimedEnv(name, bin, cpus, nil, args, url)
+}
+
+// runTimedEnv is runTimed with more environment variables for the client
+// (OPENSSL_CONF, for the TLS bench's protocol version and tickets).
+func runTimedEnv(name, bin, cpus string, env, args []string, url string) (Stats, error) {
 	c := clientSpec(name)
-	out, t, err := run(cpus, cmp.Or(bin, c.Binary), args...)
+	out, t, err := runEnv(env, cpus, cmp.Or(bin, c.Binary), args...)
 	if err != nil {
 		return Stats{}, fmt.Errorf("bench: %s against %s: %v", name, url, err)
 	}
@@ -230,9 +236,14 @@ func parseUnit(v, unit string) time.Duration {
 // and returns its stdout and the CPU time it used; a non-zero exit becomes
 // an error with its stderr (the stdout is still returned).
 func run(cpus, name string, args ...string) ([]byte, proc.Times, error) {
+	return runEnv(nil, cpus, name, args...)
+}
+
+// runEnv is run with more environment variables, NAME=value.
+func runEnv(env []string, cpus, name string, args ...string) ([]byte, proc.Times, error) {
 	procs := 1
 	if list, err := proc.ParseCPUs(cpus); err == nil && cpus != "" {
 		procs = len(list)
 	}
-	return proc.Run(proc.Spec{Name: filepath.Base(name), Path: name, Args: args, CPUs: cpus, Procs: procs})
+	return proc.Run(proc.Spec{Name: filepath.Base(name), Path: name, Args: args, Env: env, CPUs: cpus, Procs: procs})
 }

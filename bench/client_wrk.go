@@ -16,6 +16,9 @@ import (
 type Wrk struct {
 	Bin  string
 	CPUs string // taskset CPU list to pin it to; "": not pinned
+	// Env is added to wrk's environment: OPENSSL_CONF, over https, sets
+	// the protocol version, the cipher and whether it takes tickets.
+	Env []string
 }
 
 func (w Wrk) Name() string { return "wrk" }
@@ -58,7 +61,7 @@ func (w Wrk) Run(l Load) (Stats, error) {
 		}
 		args = append(args, "-s", script)
 	}
-	return runTimed("wrk", w.Bin, w.CPUs, append(args, l.URL), l.URL)
+	return runTimedEnv("wrk", w.Bin, w.CPUs, w.Env, append(args, l.URL), l.URL)
 }
 
 // pipelineLua makes wrk write %d requests at once on each connection.

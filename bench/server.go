@@ -31,6 +31,11 @@ type Config struct {
 	StartTimeout time.Duration
 	// Vars are more environment variables for the servers, NAME=value.
 	Vars []string
+	// TLSCert and TLSKey (PEM files, internal/certs) make a target with
+	// TLS serve HTTPS; H2C makes one with H2C serve HTTP/2 in cleartext
+	// (BenchmarkTLS).
+	TLSCert, TLSKey string
+	H2C             bool
 }
 
 // DefaultConfig finds the module root from the working directory and pins
@@ -170,7 +175,7 @@ func (c Config) StartWith(name, addr string, w Work) (*Server, error) {
 		return nil, err
 	}
 	env := targets.Env{Root: c.Root, Addr: addr, CPUs: c.ServerCPUs, Procs: c.Procs, StartTimeout: c.StartTimeout, Bare: bare,
-		Work: w, WaitInline: inline, Vars: c.Vars}
+		Work: w, WaitInline: inline, Vars: c.Vars, TLSCert: c.TLSCert, TLSKey: c.TLSKey, H2C: c.H2C}
 	if t.Package != "" {
 		if _, err := c.Binary(base); err != nil {
 			return nil, err

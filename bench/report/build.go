@@ -85,7 +85,7 @@ func ceilingPoint(server, mode string, conns int, s Samples, usual float64) Poin
 func Build(all map[string]Samples, why map[string]string, sections map[string]Section, conns int) Report {
 	rep := Report{Sections: sections, Usual: usualSpeeds(all)}
 	// The machine the figures come from: the ceilings', else the sweep's.
-	for _, name := range []string{"load", "latency", "work", "sweep", "ceilings"} {
+	for _, name := range []string{"tls", "load", "latency", "work", "sweep", "ceilings"} {
 		if s, ok := sections[name]; ok && s.Machine.CPU != "" {
 			rep.Machine = s.Machine
 		}
@@ -184,6 +184,7 @@ func Build(all map[string]Samples, why map[string]string, sections map[string]Se
 		return a.Cores < b.Cores
 	})
 	sortWork(rep.Work, rep.Wait)
+	rep.TLS = buildTLS(all, sections, rep.Ceilings, conns)
 	rep.Shared = sections["scale"].Shared
 	sort.Slice(rep.InMemory, func(i, j int) bool {
 		a, b := rep.InMemory[i], rep.InMemory[j]

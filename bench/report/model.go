@@ -223,6 +223,9 @@ type Report struct {
 	// epoll and on io_uring (and gnet, and nginx) ask of the kernel per
 	// request, saturated.
 	Readiness []Why `json:"readiness,omitempty"`
+	// TLS is make bench-tls's rows: each server over TLS and HTTP/2, in
+	// each mode, beside a reference nginx over TLS.
+	TLS []TLSRow `json:"tls,omitempty"`
 	// Usual is each mode's usual reference speed in the ceilings, CPU µs
 	// per request: the level of the host's speed whose blocks count.
 	Usual map[string]float64 `json:"usual_ref_us_per_req,omitempty"`

@@ -42,9 +42,15 @@ const HostBlocks = 6
 // over the ceilings in all; a mode without reference rounds, or of fewer
 // than HostBlocks blocks, has none.
 func usualSpeeds(all map[string]Samples) map[string]float64 {
+	return usualSpeedsOf(all, ceilingPrefix)
+}
+
+// usualSpeedsOf is usualSpeeds over the benchmarks whose keys start with
+// prefix: the ceilings', or make bench-tls's (tlsPrefix).
+func usualSpeedsOf(all map[string]Samples, prefix string) map[string]float64 {
 	refs, blocks := map[string][]float64{}, map[string]int{}
 	for key, s := range all {
-		rest, ok := strings.CutPrefix(key, ceilingPrefix)
+		rest, ok := strings.CutPrefix(key, prefix)
 		if !ok {
 			continue
 		}

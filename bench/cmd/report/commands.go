@@ -219,3 +219,22 @@ func scaleCommands(rounds, n int, cores string) [][]string {
 	}
 	return cmds
 }
+
+// tlsCommands are make bench-tls's blocks: each runs every server with TLS
+// once in each TLS mode with an ECDSA certificate (and TLS 1.2's row), then
+// the full handshakes again with an RSA one, in the block's order. -quick
+// runs net/http keep-alive over TLS and HTTP/2 with 16 streams, one block.
+func tlsCommands(quick bool, blocks int, each time.Duration) [][]string {
+	if quick {
+		return [][]string{goTest("-bench", "^BenchmarkTLS$", "-benchtime", "1x", "-timeout", "0", "./bench", "-args",
+			"-servers", "nethttp", "-tls-modes", "tls-keepalive,h2-16", "-warmup", "2000", "-for", "200ms", "-block", "0")}
+	}
+	var cmds [][]string
+	for k := range blocks {
+		block := []string{"-bench", "^BenchmarkTLS$", "-benchtime", "1x", "-timeout", "0", "./bench", "-args", "-for", each.String(), "-block", fmt.Sprint(k)}
+		cmds = append(cmds,
+			goTest(slices.Concat(block, []string{"-tls12"})...),
+			goTest(slices.Concat(block, []string{"-tls-key-type", "rsa", "-tls-modes", "tls-full"})...))
+	}
+	return cmds
+}

@@ -35,6 +35,7 @@ var documents = []document{
 		"costs-idle":      render.SweepOne,
 		"costs-why":       render.CostsWhy,
 		"costs-readiness": render.CostsReadiness,
+		"costs-tls":       render.TLSCosts,
 	}},
 }
 
@@ -52,6 +53,8 @@ func beginMarker(name string) string {
 		from = "make bench-load writes it from results/results.json"
 	case "costs-readiness":
 		from = "make bench-readiness writes it from results/results.json"
+	case "costs-tls":
+		from = "make bench-tls writes it from results/results.json"
 	}
 	return "<!-- begin generated: " + name + " (" + from + ") -->\n"
 }

@@ -5,7 +5,7 @@
 //
 // Usage:
 //
-//	report [-run] [-in-memory=false] [-sweep] [-work] [-latency] [-load] [-quick] [-blocks 26] [-for 300ms] [-work-blocks 6] [-sweep-rounds 3] [-n 200000] [-out results] [-docs]
+//	report [-run] [-in-memory=false] [-sweep] [-work] [-latency] [-load] [-tls] [-quick] [-blocks 26] [-for 300ms] [-work-blocks 6] [-sweep-rounds 3] [-n 200000] [-out results] [-docs]
 //
 // The results model and its rules are package report, the markdown and
 // SVG package render; this command runs the benches and writes the files.
@@ -21,7 +21,9 @@
 // latency.txt and their HdrHistogram logs into latency/; with -load the
 // servers at shares of their ceilings for their CPU per request, in
 // -load-rounds rounds, and the search for the rate each holds within a
-// p99 bound, in -capacity-rounds, into load.txt. Without
+// p99 bound, in -capacity-rounds, into load.txt; with -tls the servers
+// over TLS and HTTP/2 beside a reference nginx over TLS, in -tls-blocks
+// blocks, into tls.txt. Without
 // them it renders what those files hold. Both files are standard `go test
 // -bench` output, with the date and conditions of the run in comment lines:
 // benchstat compares two of them.
@@ -72,6 +74,11 @@ func main() {
 	capacityRounds := flag.Int("capacity-rounds", 3, "with -load: rounds of the search for the rate within the p99 bound (the first rounds' tails)")
 	latencyRounds := flag.Int("latency-rounds", 3, "with -latency: rounds, each holding every server at every rate once, in its own order")
 	workBlocks := flag.Int("work-blocks", 6, "with -work: blocks, each running every server at every level of work once, in its own order")
+	tlsRun := flag.Bool("tls", false, "run keep-alive, pipelined, resumed and full handshakes over TLS, and HTTP/2 over TLS and h2c, beside a reference nginx over TLS, into tls.txt first (-tls-blocks blocks)")
+	// wrk runs whole seconds, so a TLS run lasts at least one: fewer
+	// blocks than the ceilings' keep the bench near an hour and a half.
+	tlsBlocks := flag.Int("tls-blocks", 12, "with -tls: blocks, each running every server with TLS once in each mode, in its own order")
+	tlsFor := flag.Duration("tls-for", time.Second, "with -tls: how long each run (and each reference round beside it) lasts; wrk rounds it up to whole seconds")
 	cores := flag.String("cores", "1,2", "with -scale: the core counts")
 	quick := flag.Bool("quick", false, "with -run: a smoke run of about a minute (keep-alive only, short runs, one round)")
 	rounds := flag.Int("rounds", 5, "rounds of the in-memory benchmarks and bench-scale, taken as medians with their range")
@@ -97,8 +104,8 @@ func main() {
 	if flag.NArg() > 0 {
 		log.Fatalf("unexpected arguments %q", flag.Args())
 	}
-	if *rounds < 1 || *sweepRounds < 1 || *n < 1 || *sweepN < 1 || *blocks < 1 || *workBlocks < 1 || *latencyRounds < 1 || *loadRounds < 1 || *readinessRounds < 1 || *capacityRounds < 1 || *each <= 0 {
-		log.Fatal("-rounds, -sweep-rounds, -blocks, -work-blocks, -latency-rounds, -load-rounds, -readiness-rounds, -capacity-rounds, -for, -n and -sweep-n must be positive")
+	if *rounds < 1 || *sweepRounds < 1 || *n < 1 || *sweepN < 1 || *blocks < 1 || *workBlocks < 1 || *latencyRounds < 1 || *loadRounds < 1 || *readinessRounds < 1 || *capacityRounds < 1 || *each <= 0 || *tlsBlocks < 1 || *tlsFor <= 0 {
+		log.Fatal("-rounds, -sweep-rounds, -blocks, -work-blocks, -latency-rounds, -load-rounds, -readiness-rounds, -capacity-rounds, -tls-blocks, -for, -tls-for, -n and -sweep-n must be positive")
 	}
 	if *docs && *quick {
 		log.Fatal("-docs takes a full run's figures, not -quick's")
@@ -126,7 +133,7 @@ func main() {
 	// keep no partial output.
 	proc.Handle("report", 5*time.Second, removePartial)
 	var forced string
-	if *run || *sweep || *scaleRun || *workRun || *latencyRun || *loadRun {
+	if *run || *sweep || *scaleRun || *workRun || *latencyRun || *loadRun || *tlsRun {
 		cfg, err := bench.DefaultConfig()
 		if err != nil {
 			log.Fatal(err)
@@ -145,6 +152,7 @@ func main() {
 	latencyFile := filepath.Join(*out, "latency.txt")
 	loadFile := filepath.Join(*out, "load.txt")
 	readinessFile := filepath.Join(*out, "readiness.txt")
+	tlsFile := filepath.Join(*out, "tls.txt")
 	if *run {
 		if err := runAll(root, benchFile, *quick, forced, blockCount(*quick, *blocks), ceilingCommands(*quick, *inMemory, *rounds, *blocks, *each)); err != nil {
 			fatal(err)
@@ -189,6 +197,13 @@ func main() {
 		}
 	}
 
+	if *tlsRun {
+		rounds := blockCount(*quick, *tlsBlocks)
+		if err := runAll(root, tlsFile, *quick, forced, rounds, tlsCommands(*quick, rounds, *tlsFor)); err != nil {
+			fatal(err)
+		}
+	}
+
 	if *latencyRun {
 		from := benchFile
 		if *ceilingsFrom != "" {
@@ -199,9 +214,9 @@ func main() {
 		}
 	}
 
-	rep, err := report.Read(map[string]string{"ceilings": benchFile, "sweep": sweepFile, "scale": scaleFile, "work": workFile, "latency": latencyFile, "load": loadFile, "readiness": readinessFile})
+	rep, err := report.Read(map[string]string{"ceilings": benchFile, "sweep": sweepFile, "scale": scaleFile, "work": workFile, "latency": latencyFile, "load": loadFile, "readiness": readinessFile, "tls": tlsFile})
 	if err != nil {
-		log.Fatalf("%v: run with -run, -sweep, -scale, -work, -latency, -load or -readiness", err)
+		log.Fatalf("%v: run with -run, -sweep, -scale, -work, -latency, -load, -readiness or -tls", err)
 	}
 	if rep.Clients, err = report.ReadClients(filepath.Join(*out, "clients.json")); err != nil {
 		log.Fatal(err)

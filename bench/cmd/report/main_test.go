@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestQuickServers(t *testing.T) {
@@ -49,6 +50,30 @@ func TestLoadCommands(t *testing.T) {
 	}
 	quick := loadCommands(true, 1, 1, "nethttp=50000,nginx=100000")
 	if len(quick) != 3 || !strings.Contains(strings.Join(quick[0], " "), "-lat-servers nethttp,nginx") || !strings.Contains(strings.Join(quick[1], " "), "-slo-steps 2") {
+		t.Errorf("quick: %q", quick)
+	}
+}
+
+// TestTLSCommands checks make bench-tls's blocks: each runs every mode
+// with an ECDSA certificate and TLS 1.2's row, then the full handshakes
+// with an RSA one, in the block's order; -quick one short block.
+func TestTLSCommands(t *testing.T) {
+	cmds := tlsCommands(false, 3, time.Second)
+	if len(cmds) != 6 {
+		t.Fatalf("%d commands for 3 blocks, want 6", len(cmds))
+	}
+	for i, c := range cmds {
+		line := strings.Join(c, " ")
+		k := strconv.Itoa(i / 2)
+		if !strings.Contains(line, "^BenchmarkTLS$") || !strings.Contains(line, "-for 1s -block "+k) {
+			t.Errorf("command %d: %s", i, line)
+		}
+		if rsa := strings.HasSuffix(line, "-tls-key-type rsa -tls-modes tls-full"); rsa != (i%2 == 1) || (i%2 == 0 && !strings.HasSuffix(line, "-tls12")) {
+			t.Errorf("command %d: %s", i, line)
+		}
+	}
+	quick := tlsCommands(true, 1, time.Second)
+	if len(quick) != 1 || !strings.Contains(strings.Join(quick[0], " "), "-tls-modes tls-keepalive,h2-16 -warmup 2000 -for 200ms -block 0") {
 		t.Errorf("quick: %q", quick)
 	}
 }

@@ -26,6 +26,7 @@ var reportParts = []render.Part{
 	{From: "load", Title: "The rate one core holds within a p99 bound (make bench-load)", Render: render.CapacityTable},
 	{From: "load", Title: "What the kernel is asked per request, below the ceiling and at it (make bench-load)", Render: render.CostsWhy},
 	{From: "readiness", Title: "What the readiness model costs over io_uring (make bench-readiness)", Render: render.CostsReadiness},
+	{From: "tls", Title: "What TLS and HTTP/2 cost (make bench-tls)", Render: render.TLSCosts},
 }
 
 // write writes results.json, REPORT.md and the charts into dir; a chart

@@ -26,6 +26,10 @@ type pickRow struct {
 	allocs                          string
 	load                            string // CPU per request at a quarter of its ceiling
 	held                            string // the rate held within the p99 bound
+	// overTLS is the CPU per keep-alive request over TLS vs nginx over
+	// TLS, and handshake the CPU a full handshake per request adds to
+	// the stack's plaintext connection per request (make bench-tls).
+	overTLS, handshake string
 }
 
 func pickRows(rep report.Report) []pickRow {
@@ -48,6 +52,7 @@ func pickRows(rep report.Report) []pickRow {
 		if i, ok := idleAt(rep, s, 10000); ok {
 			r.perConn = bytesText(i.PerConn.Median)
 		}
+		r.overTLS, r.handshake = tlsPick(rep, s)
 		rows = append(rows, r)
 	}
 	return rows
@@ -68,12 +73,44 @@ func pickTable(rep report.Report) string {
 	if len(rows) == 0 {
 		return ""
 	}
+	// The TLS columns only with make bench-tls's rows in the results.
+	tls := len(rep.TLS) > 0
 	var b strings.Builder
-	fmt.Fprintf(&b, "| stack | CPU per keep-alive request vs nginx | vs the floor | allocs/request | a new connection adds, CPU µs | memory per idle connection (10 000 held) | CPU µs per request at %s of its ceiling; vs nginx at %s of its | req/s one core holds with p99 within %s |\n|---|--:|--:|--:|--:|--:|--:|--:|\n", pickLoad, pickLoad, sloText(rep))
+	fmt.Fprintf(&b, "| stack | CPU per keep-alive request vs nginx | vs the floor | allocs/request | a new connection adds, CPU µs | memory per idle connection (10 000 held) | CPU µs per request at %s of its ceiling; vs nginx at %s of its | req/s one core holds with p99 within %s |", pickLoad, pickLoad, sloText(rep))
+	if tls {
+		b.WriteString(" over TLS vs nginx over TLS | handshake µs |")
+	}
+	b.WriteString("\n|---|--:|--:|--:|--:|--:|--:|--:|")
+	if tls {
+		b.WriteString("--:|--:|")
+	}
+	b.WriteString("\n")
 	for _, r := range rows {
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", r.name, r.vsNginx, r.vsFloor, r.allocs, r.conn, r.perConn, r.load, r.held)
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s |", r.name, r.vsNginx, r.vsFloor, r.allocs, r.conn, r.perConn, r.load, r.held)
+		if tls {
+			fmt.Fprintf(&b, " %s | %s |", r.overTLS, r.handshake)
+		}
+		b.WriteString("\n")
 	}
 	return b.String()
+}
+
+// tlsPick is a stack's keep-alive CPU over TLS as a ratio to nginx's over
+// TLS, and what a full handshake (ECDSA, bench.TLSFull) adds to its
+// plaintext connection per request in µs, or "–" (no TLS, not measured,
+// never saturated).
+func tlsPick(rep report.Report, s string) (overTLS, handshake string) {
+	overTLS, handshake = "–", "–"
+	for _, r := range rep.TLS {
+		switch {
+		case r.Server != s:
+		case r.Mode == string(bench.TLSKeepAlive) && r.Implied.N > 0:
+			overTLS = versus(r.CPUVsNginx)
+		case r.Mode == string(bench.TLSFull) && r.Handshake != 0:
+			handshake = num(r.Handshake, 1)
+		}
+	}
+	return overTLS, handshake
 }
 
 // pickLoad is the load the pick table prices a request at: a quarter of

@@ -1,0 +1,110 @@
+package render
+
+import (
+	"fmt"
+	"strings"
+
+	"hellobench/bench/report"
+	"hellobench/internal/targets"
+)
+
+// tlsTitles say what each TLS mode measures and on what client.
+var tlsTitles = map[string]string{
+	"tls-keepalive":   "Keep-alive over TLS 1.3, 50 connections",
+	"tls-pipeline":    "Pipelined over TLS 1.3, 16 requests in flight on each of 50 connections",
+	"tls-resumed":     "A new connection per request, each resuming the session by its ticket (TLS 1.3, PSK with ECDHE)",
+	"tls-full":        "A new connection per request, each a full handshake (TLS 1.2, ECDHE-ECDSA-AES128-GCM-SHA256, no ticket), ECDSA P-256 certificate",
+	"tls-full-rsa":    "A new connection per request, each a full handshake (TLS 1.2, ECDHE-RSA-AES128-GCM-SHA256, no ticket), RSA-2048 certificate",
+	"tls12-keepalive": "Keep-alive over TLS 1.2 with ECDHE-ECDSA-AES128-GCM-SHA256",
+	"h2-1":            "HTTP/2 over TLS 1.3, 1 stream per connection",
+	"h2-16":           "HTTP/2 over TLS 1.3, 16 concurrent streams per connection",
+	"h2c-1":           "HTTP/2 in cleartext (prior knowledge), 1 stream per connection; the reference is nginx's HTTP/2 over TLS (nginx serves no h2c)",
+	"h2c-16":          "HTTP/2 in cleartext, 16 concurrent streams per connection; the reference is nginx's HTTP/2 over TLS",
+}
+
+// Targets of make bench-tls's issue: how closely a row's figures must be
+// resolved for the run to answer it.
+const (
+	tlsTarget       = 0.05 // a keep-alive row's ratio to nginx over TLS
+	aaTarget        = 0.03 // nginx/aa's ratio to the reference
+	handshakeTarget = 0.10 // the CPU per request of a handshake per request
+)
+
+// TLSCosts is COSTS.md's section "What TLS and HTTP/2 cost" and REPORT.md's
+// part of the same name: a table per mode of make bench-tls, each row's
+// client, and which rows fall short of the resolution the bench aims at.
+// Empty without TLS rows.
+func TLSCosts(rep report.Report) string {
+	if len(rep.TLS) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	mode := ""
+	for _, r := range rep.TLS {
+		if r.Mode != mode {
+			if mode != "" {
+				b.WriteString("\n")
+			}
+			mode = r.Mode
+			fmt.Fprintf(&b, "%s:\n\n", title(mode))
+			b.WriteString("| server | client | server CPU µs/request | vs nginx over TLS | vs the same stack in plaintext | beyond plaintext, µs/request | req/s | note |\n|---|---|--:|--:|--:|--:|--:|---|\n")
+		}
+		plain, beyond := "–", "–"
+		if r.VsPlain > 0 {
+			plain = num(r.VsPlain, 2)
+		}
+		if r.Handshake != 0 {
+			beyond = num(r.Handshake, 1)
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", r.Server, r.Client, spread(r.CPU, 2), versus(r.CPUVsNginx), plain, beyond, median(r.ReqPerSec, 0), tlsNote(r))
+	}
+	var none []string
+	for _, t := range targets.Servers() {
+		if !t.TLS {
+			none = append(none, t.Name)
+		}
+	}
+	if len(none) > 0 {
+		fmt.Fprintf(&b, "\nNot measured, having no TLS (the target table): %s.\n", strings.Join(none, ", "))
+	}
+	b.WriteString("\n" + tlsClients + "\n")
+	if s, ok := rep.Sections["tls"]; ok {
+		fmt.Fprintf(&b, "\n_`make bench-tls`, %s, %s on %s; each cell is %s, a ratio to nginx taken block by block against the reference nginx over TLS measured right before and after the server; "+
+			"the columns against plaintext set the median over the median of the same stack's ceiling in `make bench`'s run (two invocations, and the plaintext ceilings ran on loadgen: no interval)._\n",
+			s.Date, plural(s.Rounds, "block"), rep.Machine.CPU, interval(s.Rounds))
+	}
+	return b.String()
+}
+
+// tlsClients says which client each mode runs on, and why.
+const tlsClients = "Keep-alive, pipelined and TLS 1.2's row run on the client, wrk or h2load --h1 (each one thread on OpenSSL, nginx's TLS library), " +
+	"that saturated the reference nginx at the lower client CPU per request when both were tried on it in the block (the row names the one most of its blocks used). " +
+	"A new connection per request runs on wrk, which keeps its TLS session across reconnections, so a new connection per request resumes, and a full handshake per request is asked of it in TLS 1.2 without tickets " +
+	"(no installed client makes full TLS 1.3 handshakes on demand). h2load, the one installed client that speaks HTTP/2, drives HTTP/2 and h2c. " +
+	"A row whose server was never saturated because the client's core was says client-bound and gives no ceiling."
+
+// title is a mode's heading.
+func title(mode string) string {
+	if t, ok := tlsTitles[mode]; ok {
+		return t
+	}
+	return mode
+}
+
+// tlsNote is a row's label, and where its figure falls short of the
+// resolution the bench aims at.
+func tlsNote(r report.TLSRow) string {
+	var notes []string
+	if n := Note(r.Point); n != "" {
+		notes = append(notes, n)
+	}
+	switch {
+	case r.Server == report.Twin && r.CPUVsNginx != nil && r.CPUVsNginx.N > 1 && r.CPUVsNginx.HalfWidth() > aaTarget:
+		notes = append(notes, "A/A wider than ±3 %: the run's noise")
+	case r.Mode == "tls-keepalive" && r.CPUVsNginx != nil && r.CPUVsNginx.N > 1 && r.CPUVsNginx.HalfWidth() > tlsTarget:
+		notes = append(notes, "ratio not resolved to ±5 %")
+	case report.Handshakes(r.Mode) && r.CPU.N > 1 && r.CPU.HalfWidth() > handshakeTarget:
+		notes = append(notes, "not resolved to ±10 %")
+	}
+	return strings.Join(notes, "; ")
+}

@@ -1,0 +1,57 @@
+package render
+
+import (
+	"strings"
+	"testing"
+
+	"hellobench/bench/report"
+)
+
+// TestTLSCosts renders the TLS fixture beside the ceilings' and checks
+// each mode's table, its client, the columns against plaintext and the
+// client-bound row.
+func TestTLSCosts(t *testing.T) {
+	rep, err := report.Read(map[string]string{"ceilings": "../testdata/ceilings.txt", "tls": "../testdata/tls.txt"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := TLSCosts(rep)
+	for _, want := range []string{
+		"Keep-alive over TLS 1.3, 50 connections:",
+		"HTTP/2 over TLS 1.3, 16 concurrent streams per connection:",
+		"| nethttp | h2load | 41.00",
+		"| nethttp | h2load | 30.10",
+		"| nethttp | wrk | 30.00 (28.00–32.00) | 2.00 (2.00–2.00) [range of 3] | 1.20 | – |",
+		"| nginx/aa |",
+		"never saturated: no ceiling (client-bound)",
+		"Not measured, having no TLS (the target table): gnet, uring.",
+		"_`make bench-tls`, 2026-12-02 10:00 UTC, 3 blocks on Test CPU",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("no %q in:\n%s", want, got)
+		}
+	}
+	if TLSCosts(report.Report{}) != "" {
+		t.Error("a report without TLS rows renders a TLS section")
+	}
+}
+
+// TestPickTLS checks the pick table's TLS columns: present only with TLS
+// rows, from the keep-alive row's ratio to nginx over TLS.
+func TestPickTLS(t *testing.T) {
+	plain, err := report.Read(map[string]string{"ceilings": "../testdata/ceilings.txt"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(pickTable(plain), "over TLS") {
+		t.Error("TLS columns without TLS rows")
+	}
+	rep, err := report.Read(map[string]string{"ceilings": "../testdata/ceilings.txt", "tls": "../testdata/tls.txt"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := pickTable(rep)
+	if !strings.Contains(got, "over TLS vs nginx over TLS | handshake µs |") || !strings.Contains(got, " 2.00 (2.00–2.00) [range of 3] | – |\n") {
+		t.Errorf("the pick table's TLS columns:\n%s", got)
+	}
+}

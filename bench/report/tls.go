@@ -1,0 +1,125 @@
+package report
+
+import (
+	"slices"
+	"strings"
+
+	"hellobench/bench"
+)
+
+// tlsPrefix starts the benchmark keys of make bench-tls (BenchmarkTLS).
+const tlsPrefix = "hellobench/bench/BenchmarkTLS/"
+
+// A TLSRow is one server in one mode of make bench-tls: a ceiling over TLS
+// or HTTP/2, built as the ceilings are (the saturated blocks of the
+// host's usual level), its ratio to nginx over TLS taken block by block
+// against the reference rounds beside it (Point.CPUVsNginx).
+type TLSRow struct {
+	Point
+	// Key is the certificate's key type: "ecdsa", or "rsa" for the rows
+	// measured again with an RSA-2048 certificate.
+	Key string `json:"key"`
+	// Client is the load generator the mode ran on (bench.TLSClient.Uses).
+	Client string `json:"client"`
+	// VsPlain is the CPU per request over the same stack's plaintext
+	// ceiling in the matching mode (PlainMode), from the ceilings of the
+	// same results: a ratio of two medians from two invocations, so it
+	// has no interval (0: no plaintext ceiling).
+	VsPlain float64 `json:"cpu_vs_plaintext,omitempty"`
+	// Handshake is, for a new connection per request (resumed or full),
+	// the CPU per request beyond the same stack's plaintext ceiling with a
+	// new connection per request, in µs: what the handshake and the TLS
+	// records of one request cost, medians of two invocations (0: none).
+	Handshake float64 `json:"handshake_us,omitempty"`
+}
+
+// PlainMode is the plaintext ceiling mode a TLS mode is set against: its
+// HTTP/1.1 counterpart, keep-alive for HTTP/2.
+func PlainMode(m string) string {
+	switch bench.Mode(strings.TrimSuffix(m, bench.RSASuffix)) {
+	case bench.TLSPipeline:
+		return string(bench.Pipeline)
+	case bench.TLSResumed, bench.TLSFull:
+		return string(bench.Close)
+	}
+	return string(bench.KeepAlive)
+}
+
+// Handshakes says whether mode makes a new connection, and so a
+// handshake, per request.
+func Handshakes(m string) bool { return PlainMode(m) == string(bench.Close) }
+
+// TLSModeNames are the TLS modes in report order: bench.TLSModes, TLS
+// 1.2's row, and the full handshakes with an RSA certificate.
+func TLSModeNames() []string {
+	var names []string
+	for _, m := range bench.TLSModes {
+		names = append(names, string(m))
+	}
+	return append(names, string(bench.TLS12), string(bench.TLSFull)+bench.RSASuffix)
+}
+
+func tlsModeRank(m string) int {
+	if i := slices.Index(TLSModeNames(), m); i >= 0 {
+		return i
+	}
+	return len(TLSModeNames())
+}
+
+// buildTLS builds the TLS rows from the samples of BenchmarkTLS, and sets
+// them against the plaintext ceilings of the same results.
+func buildTLS(all map[string]Samples, sections map[string]Section, ceilings []Point, conns int) []TLSRow {
+	usual := usualSpeedsOf(all, tlsPrefix)
+	var ps []Point
+	clients := map[string]string{}
+	for key, s := range all {
+		rest, ok := strings.CutPrefix(key, tlsPrefix)
+		if !ok {
+			continue
+		}
+		f := strings.Split(rest, "/")
+		if len(f) < 2 {
+			continue
+		}
+		mode := f[len(f)-1]
+		p := ceilingPoint(strings.Join(f[:len(f)-1], "/"), mode, conns, s, usual[mode])
+		// The client the run reported (client-h2load: 1 for h2load, the
+		// pick of the HTTP/1.1 modes), else the one the mode always runs on.
+		c := bench.TLSClient{}.Uses(bench.Mode(strings.TrimSuffix(mode, bench.RSASuffix)))
+		if h := s["client-h2load"]; len(h) > 0 {
+			c = "wrk"
+			if figureOf(h).Median > 0.5 {
+				c = "h2load"
+			}
+		}
+		clients[p.Server+"/"+p.Mode] = c
+		p.Coarse = Coarse(sections["tls"])
+		ps = append(ps, p)
+	}
+	atRefSpeed(ps, usual)
+	compare(ps)
+	rows := make([]TLSRow, len(ps))
+	for i, p := range ps {
+		r := TLSRow{Point: p, Key: "ecdsa", Client: clients[p.Server+"/"+p.Mode]}
+		if strings.HasSuffix(p.Mode, bench.RSASuffix) {
+			r.Key = "rsa"
+		}
+		if c, ok := Find(ceilings, p.Server, PlainMode(p.Mode)); ok && c.Implied.N > 0 && p.Implied.N > 0 {
+			r.VsPlain = p.CPU.Median / c.CPU.Median
+			if Handshakes(p.Mode) {
+				r.Handshake = p.CPU.Median - c.CPU.Median
+			}
+		}
+		rows[i] = r
+	}
+	slices.SortFunc(rows, func(a, b TLSRow) int {
+		if d := tlsModeRank(a.Mode) - tlsModeRank(b.Mode); d != 0 {
+			return d
+		}
+		if d := Rank(a.Server) - Rank(b.Server); d != 0 {
+			return d
+		}
+		return strings.Compare(a.Server, b.Server)
+	})
+	return rows
+}

@@ -1,0 +1,85 @@
+package report
+
+import (
+	"math"
+	"testing"
+)
+
+// tlsParsed is the report of testdata/tls.txt beside the ceilings of
+// testdata/ceilings.txt, as make bench-tls after make bench leaves them.
+func tlsParsed(t *testing.T) Report {
+	t.Helper()
+	rep, err := Read(map[string]string{"ceilings": "testdata/ceilings.txt", "tls": "testdata/tls.txt"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+func findTLS(t *testing.T, rep Report, server, mode string) TLSRow {
+	t.Helper()
+	for _, r := range rep.TLS {
+		if r.Server == server && r.Mode == mode {
+			return r
+		}
+	}
+	t.Fatalf("no TLS row %s %s in %d rows", server, mode, len(rep.TLS))
+	return TLSRow{}
+}
+
+func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+
+func TestTLSRows(t *testing.T) {
+	rep := tlsParsed(t)
+	if _, ok := rep.Sections["tls"]; !ok {
+		t.Fatal("no tls section")
+	}
+	ka := findTLS(t, rep, "nethttp", "tls-keepalive")
+	if ka.Client != "wrk" || ka.Key != "ecdsa" {
+		t.Errorf("keep-alive over TLS: client %q key %q, want wrk ecdsa", ka.Client, ka.Key)
+	}
+	if ka.CPUVsNginx == nil || !near(ka.CPUVsNginx.Median, 2) {
+		t.Errorf("keep-alive over TLS vs nginx: %+v, want 2 (paired with the reference rounds)", ka.CPUVsNginx)
+	}
+	// The plaintext keep-alive ceiling of testdata/ceilings.txt: 25 µs.
+	if !near(ka.VsPlain, 30.0/25) || ka.Handshake != 0 {
+		t.Errorf("vs plaintext %v, handshake %v: want %v and none", ka.VsPlain, ka.Handshake, 30.0/25)
+	}
+	aa := findTLS(t, rep, "nginx/aa", "tls-keepalive")
+	if aa.CPUVsNginx == nil || !near(aa.CPUVsNginx.Median, 1.01) {
+		t.Errorf("A/A over TLS: %+v, want 1.01", aa.CPUVsNginx)
+	}
+	h2 := findTLS(t, rep, "nethttp", "h2-16")
+	if h2.Client != "h2load" {
+		t.Errorf("h2-16's client %q, want h2load", h2.Client)
+	}
+	full := findTLS(t, rep, "nethttp", "tls-full")
+	if full.Label != NeverSaturated+" (client-bound)" || full.Implied.N != 0 || full.VsPlain != 0 {
+		t.Errorf("an unsaturated full handshake row: label %q, ceiling %v, vs plaintext %v; want client-bound, none, none", full.Label, full.Implied, full.VsPlain)
+	}
+	// Report order: the modes' order, then the servers'.
+	if rep.TLS[0].Mode != "tls-keepalive" || rep.TLS[len(rep.TLS)-1].Mode != "h2-16" {
+		t.Errorf("order: first %s, last %s", rep.TLS[0].Mode, rep.TLS[len(rep.TLS)-1].Mode)
+	}
+}
+
+func TestPlainMode(t *testing.T) {
+	for m, want := range map[string]string{"tls-keepalive": "keepalive", "tls-pipeline": "pipeline", "tls-resumed": "close",
+		"tls-full": "close", "tls-full-rsa": "close", "h2-16": "keepalive", "h2c-1": "keepalive", "tls12-keepalive": "keepalive"} {
+		if got := PlainMode(m); got != want {
+			t.Errorf("PlainMode(%s) = %s, want %s", m, got, want)
+		}
+	}
+}
+
+// TestTLSClient checks that a row names the client its runs reported
+// (client-h2load), and the mode's own where they reported none.
+func TestTLSClient(t *testing.T) {
+	rep := tlsParsed(t)
+	if c := findTLS(t, rep, "nethttp", "tls-pipeline").Client; c != "h2load" {
+		t.Errorf("pipelined over TLS, reported on h2load: client %q", c)
+	}
+	if c := findTLS(t, rep, "nethttp", "tls-full").Client; c != "wrk" {
+		t.Errorf("full handshakes: client %q, want wrk", c)
+	}
+}

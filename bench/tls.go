@@ -1,0 +1,178 @@
+package bench
+
+// The modes and clients of BenchmarkTLS: what each TLS mode asks of the
+// client, and which client does it.
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"hellobench/internal/certs"
+	"hellobench/internal/targets"
+)
+
+// The TLS modes, in report order. Each is a Mode of its own, so that a
+// Load carries it to TLSClient and the report reads it from the
+// benchmark's name.
+const (
+	TLSKeepAlive Mode = "tls-keepalive" // HTTP/1.1 keep-alive over TLS 1.3
+	TLSPipeline  Mode = "tls-pipeline"  // HTTP/1.1 pipelined at PipelineDepth over TLS 1.3
+	// TLSResumed is a new connection per request over TLS 1.3, each
+	// resuming the session of the one before with the server's ticket
+	// (PSK with ECDHE): wrk keeps its session across its reconnections
+	// (SSL_clear keeps it and OpenSSL offers it again), which a server
+	// counting tls.ConnectionState.DidResume confirmed: all but the first
+	// handshake of each connection resumed.
+	TLSResumed Mode = "tls-resumed"
+	// TLSFull is a new connection per request with a full handshake: wrk
+	// again, told through OPENSSL_CONF to speak TLS 1.2 with
+	// ECDHE-ECDSA-AES128-GCM-SHA256 (ECDHE-RSA with an RSA certificate)
+	// and to offer no ticket, so that a server without a session-ID cache
+	// (the Go stacks; nginx, whose ssl_session_cache is off by default)
+	// makes a full handshake each time, as the same DidResume count
+	// confirmed. No client installed here makes full TLS 1.3 handshakes
+	// on demand: wrk and h2load both resume a TLS 1.3 session whenever the
+	// server sent a ticket, and a client's NoTicket option does not stop
+	// that in TLS 1.3. lighttpd (fcgi) may keep a session-ID cache: its
+	// row may then be resumed handshakes, not full ones.
+	TLSFull   Mode = "tls-full"
+	TLS12     Mode = "tls12-keepalive" // keep-alive over TLS 1.2 with ECDHE-ECDSA-AES128-GCM-SHA256: -tls12's row
+	TLSH2One  Mode = "h2-1"            // HTTP/2 over TLS, 1 stream per connection
+	TLSH2Many Mode = "h2-16"           // HTTP/2 over TLS, 16 concurrent streams per connection
+	H2COne    Mode = "h2c-1"           // HTTP/2 in cleartext (prior knowledge), 1 stream
+	H2CMany   Mode = "h2c-16"          // HTTP/2 in cleartext, 16 streams
+	h2Streams      = PipelineDepth
+)
+
+// RSASuffix ends the mode of a row measured with an RSA-2048 certificate
+// (-tls-key-type rsa) in a benchmark's name: "nethttp/tls-full-rsa".
+const RSASuffix = "-rsa"
+
+// TLSModes lists the TLS modes of a default run, in report order (TLS12
+// runs only with -tls12).
+var TLSModes = []Mode{TLSKeepAlive, TLSPipeline, TLSResumed, TLSFull, TLSH2One, TLSH2Many, H2COne, H2CMany}
+
+// Cleartext says the mode runs over plain TCP (h2c): the server gets no
+// certificate, and the reference nginx, which has no h2c, runs the same
+// streams over TLS.
+func Cleartext(m Mode) bool { return m == H2COne || m == H2CMany }
+
+// RefMode is the mode the reference nginx runs beside a target in m.
+func RefMode(m Mode) Mode {
+	switch m {
+	case H2COne:
+		return TLSH2One
+	case H2CMany:
+		return TLSH2Many
+	}
+	return m
+}
+
+// Serves says whether t can be measured in m, or why not.
+func Serves(t targets.Target, m Mode) (bool, string) {
+	switch {
+	case Cleartext(m) && !t.H2C:
+		return false, t.Name + " serves no h2c"
+	case !t.TLS:
+		return false, t.Name + " serves no TLS"
+	case (m == TLSH2One || m == TLSH2Many) && !t.H2:
+		return false, t.Name + " serves no HTTP/2"
+	}
+	return true, ""
+}
+
+// TLSClient runs a TLS mode's client: for HTTP/1.1 on long-lived
+// connections wrk or h2load --h1 (H1; both one thread on OpenSSL, the same
+// library as nginx's), which BenchmarkTLS picks by measurement on the
+// reference nginx; wrk for a new connection per request, since before
+// nghttp2 1.64 a timed h2load run with Connection: close never ends
+// (H2load.Unsupported); h2load for HTTP/2, which wrk does not speak. Neither verifies the server's certificate, so the self-signed
+// one of the run needs no trust.
+type TLSClient struct {
+	Wrk    Wrk
+	H2load H2load
+	// Conf12 and Full12 are OPENSSL_CONF files: TLS 1.2 with the row's
+	// cipher, and that without tickets (TLSFull).
+	Conf12, Full12 string
+	// H1 is the client of the HTTP/1.1 modes with long-lived connections
+	// (keep-alive, pipelined, TLS 1.2's row): "h2load" (--h1), or wrk.
+	// BenchmarkTLS picks it by measurement (pickH1).
+	H1 string
+}
+
+func (c TLSClient) Name() string { return "tls" }
+
+// Uses names the client a mode runs on, for the report.
+func (c TLSClient) Uses(m Mode) string {
+	switch {
+	case strings.HasPrefix(string(m), "h2"):
+		return "h2load"
+	case c.H1 == "h2load" && Choosable(m):
+		return "h2load"
+	}
+	return "wrk"
+}
+
+// Choosable says both clients can run m: a new connection per request is
+// wrk's alone (H2load.Unsupported), HTTP/2 h2load's.
+func Choosable(m Mode) bool { return m == TLSKeepAlive || m == TLSPipeline || m == TLS12 }
+
+// Run runs l in its TLS mode.
+func (c TLSClient) Run(l Load) (Stats, error) {
+	m := l.Mode
+	w, h := c.Wrk, c.H2load
+	if l.Duration <= 0 {
+		// A warm-up of a count of requests (-warmup): these clients run
+		// for a duration, and wrk in whole seconds.
+		l.Requests, l.Duration = 0, time.Second
+	}
+	switch m {
+	case TLSKeepAlive:
+		l.Mode = KeepAlive
+	case TLSPipeline:
+		l.Mode = Pipeline
+	case TLSResumed:
+		l.Mode = Close
+	case TLSFull:
+		l.Mode = Close
+		w.Env = append(w.Env, "OPENSSL_CONF="+c.Full12)
+	case TLS12:
+		l.Mode = KeepAlive
+		w.Env = append(w.Env, "OPENSSL_CONF="+c.Conf12)
+		h.Env = append(h.Env, "OPENSSL_CONF="+c.Conf12)
+	case TLSH2One, H2COne:
+		l.Mode, h.Streams = KeepAlive, 1
+	case TLSH2Many, H2CMany:
+		l.Mode, h.Streams = KeepAlive, h2Streams
+	default:
+		return Stats{}, fmt.Errorf("bench: no TLS mode %q", m)
+	}
+	if c.Uses(m) == "h2load" {
+		return h.Run(l)
+	}
+	return w.Run(l)
+}
+
+// TLSConfs writes the OPENSSL_CONF files of TLSClient into dir, for a
+// certificate of kind k: TLS 1.2 with ECDHE and AES-128-GCM signed as the
+// certificate is, and the same with tickets refused.
+func TLSConfs(dir string, k certs.Kind) (conf12, full12 string, err error) {
+	cipher := "ECDHE-ECDSA-AES128-GCM-SHA256"
+	if k == certs.RSA {
+		cipher = "ECDHE-RSA-AES128-GCM-SHA256"
+	}
+	const head = "openssl_conf = conf\n[conf]\nssl_conf = ssl\n[ssl]\nsystem_default = sys\n[sys]\nMaxProtocol = TLSv1.2\nCipherString = %s\n"
+	conf12, full12 = filepath.Join(dir, "tls12.cnf"), filepath.Join(dir, "tls12-full.cnf")
+	if err := os.WriteFile(conf12, fmt.Appendf(nil, head, cipher), 0o644); err != nil {
+		return "", "", err
+	}
+	// -SessionTicket sets SSL_OP_NO_TICKET: in TLS 1.2 the client then
+	// asks for no ticket, and the Go servers keep no session IDs.
+	if err := os.WriteFile(full12, fmt.Appendf(nil, head+"Options = -SessionTicket\n", cipher), 0o644); err != nil {
+		return "", "", err
+	}
+	return conf12, full12, nil
+}

@@ -1,0 +1,212 @@
+package bench
+
+import (
+	"cmp"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"hellobench/internal/certs"
+	"hellobench/internal/targets"
+)
+
+var (
+	flagTLSModes = flag.String("tls-modes", "", "comma-separated modes of BenchmarkTLS: "+modeList(TLSModes)+" (default: all)")
+	flagTLSKey   = flag.String("tls-key-type", "ecdsa", "BenchmarkTLS's certificate: ecdsa (P-256) or rsa (2048 bits)")
+	flagTLSH1    = flag.String("tls-h1-client", "auto", "BenchmarkTLS's client of keep-alive, pipelined and TLS 1.2's row: auto (the cheaper that saturates the reference nginx, measured in each mode), wrk or h2load")
+	flagTLS12    = flag.Bool("tls12", false, "BenchmarkTLS also measures keep-alive over TLS 1.2 with ECDHE-ECDSA-AES128-GCM-SHA256 (mode "+string(TLS12)+")")
+)
+
+// BenchmarkTLS measures what TLS and HTTP/2 cost each server on one core,
+// as BenchmarkCeiling measures the ceilings: one certificate made for the
+// run, the servers in -block's order, each mode's reference nginx (over
+// TLS) measured right before and after each server, the same metrics and
+// the same saturation rule. Servers without TLS (gnet, uring) are listed
+// as skipped; a mode a server does not speak (HTTP/2, h2c) is skipped
+// with the reason.
+func BenchmarkTLS(b *testing.B) {
+	cfg, err := DefaultConfig()
+	if err != nil {
+		b.Fatal(err)
+	}
+	client := tlsClient(b, cfg)
+	names := tlsServers()
+	if *flagBlock >= 0 {
+		perm := Order(len(names), *flagBlock)
+		ordered := make([]string, len(names))
+		for i, j := range perm {
+			ordered[i] = names[j]
+		}
+		names = ordered
+	}
+	tlsCfg := cfg
+	tlsCfg.TLSCert, tlsCfg.TLSKey = client.pair.Cert, client.pair.Key
+	for _, mode := range tlsModes(b) {
+		l := Load{Mode: mode, Connections: *flagConns}
+		rl := l
+		rl.Mode = RefMode(mode)
+		ref := startReference(b, tlsCfg, client, rl)
+		var why string
+		client.TLSClient, why = pickH1(b, client.TLSClient, ref, mode)
+		if ref != nil {
+			ref.client = client // its rounds on the chosen client too
+		}
+		c := tlsCfg
+		if Cleartext(mode) {
+			c.TLSCert, c.TLSKey, c.H2C = "", "", true
+		}
+		sub := string(mode)
+		if client.kind == certs.RSA {
+			// Its own rows: the report sets RSA's handshakes beside ECDSA's.
+			sub += RSASuffix
+		}
+		for _, name := range names {
+			b.Run(name+"/"+sub, func(b *testing.B) {
+				t, err := lookup(strings.TrimSuffix(name, TwinSuffix))
+				if err != nil {
+					b.Fatal(err)
+				}
+				if ok, why := Serves(t, mode); !ok {
+					b.Skip(why)
+				}
+				if why != "" {
+					b.Logf("client: %s", why)
+				}
+				ceiling(b, c, client, name, Work{}, l, ref)
+				// The report reads the client from the run, 1 for h2load.
+				b.ReportMetric(b2f(client.Uses(mode) == "h2load"), "client-h2load")
+			})
+		}
+	}
+}
+
+// pickH1 chooses the client of an HTTP/1.1 mode both can run by
+// measurement on the reference nginx over TLS: each runs once, and the
+// one that saturated it at the lower client CPU per request is kept (of
+// two that saturate none, the one that kept it busier), so that a server
+// is measured by the cheapest client that saturates it. Without a
+// reference (-ref=false, no -for), wrk stays.
+func pickH1(b *testing.B, c TLSClient, ref *reference, m Mode) (TLSClient, string) {
+	switch {
+	case !Choosable(m):
+		return c, ""
+	case *flagTLSH1 == "wrk" || *flagTLSH1 == "h2load":
+		c.H1 = *flagTLSH1
+		return c, c.H1 + ", as -tls-h1-client says"
+	case *flagTLSH1 != "auto":
+		b.Fatalf("-tls-h1-client: %q is none of auto, wrk, h2load", *flagTLSH1)
+	case ref == nil:
+		return c, "wrk: no reference to choose on"
+	}
+	var best Result
+	var tried []string
+	for _, h1 := range []string{"wrk", "h2load"} {
+		try := c
+		try.H1 = h1
+		r, err := Measure(ref.s, try, ref.load)
+		if err != nil {
+			b.Logf("client choice: %s on the reference: %v", h1, err)
+			continue
+		}
+		tried = append(tried, fmt.Sprintf("%s kept it %.0f %% busy at %.2f client µs/req", h1, r.Busy(), r.ClientCPUPerRequest()))
+		sat, bestSat := r.Busy() >= SaturatedCeiling, best.Busy() >= SaturatedCeiling
+		if best.Requests == 0 || sat && !bestSat || sat == bestSat && (sat && r.ClientCPUPerRequest() < best.ClientCPUPerRequest() || !sat && r.Busy() > best.Busy()) {
+			best, c.H1 = r, h1
+		}
+	}
+	return c, fmt.Sprintf("%s, chosen on the reference nginx (%s)", cmp.Or(c.H1, "wrk"), strings.Join(tried, "; "))
+}
+
+// tlsServers are BenchmarkTLS's targets: the servers (those without TLS
+// are listed, and skip), nginx and its A/A twin, unless -servers says.
+func tlsServers() []string {
+	if *flagServers != "" {
+		return servers()
+	}
+	names := targets.Names(targets.Server)
+	return append(names, "nginx", "nginx"+TwinSuffix)
+}
+
+// tlsRun is TLSClient with the certificate it was set up for.
+type tlsRun struct {
+	TLSClient
+	pair certs.Pair
+	kind certs.Kind
+}
+
+// tlsClient writes the run's certificate and the clients' OpenSSL
+// configurations into a directory every server's user can read (lighttpd
+// reads the key as nobody), and finds wrk and h2load; a missing one skips
+// the benchmark.
+func tlsClient(b *testing.B, cfg Config) tlsRun {
+	kind := certs.ECDSA
+	switch *flagTLSKey {
+	case "ecdsa":
+	case "rsa":
+		kind = certs.RSA
+	default:
+		b.Fatalf("-tls-key-type: %q is neither ecdsa nor rsa", *flagTLSKey)
+	}
+	dir, err := os.MkdirTemp("", "hellobench-tls-")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	pair, err := certs.Write(dir, kind)
+	if err != nil {
+		b.Fatal(err)
+	}
+	conf12, full12, err := TLSConfs(dir, kind)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var bins [2]string
+	for i, name := range []string{"wrk", "h2load"} {
+		bin, why, err := clientSpec(name).find(cfg)
+		if err == nil && bin == "" {
+			err = errors.New(why)
+		}
+		if err != nil {
+			b.Skip(err)
+		}
+		bins[i] = bin
+	}
+	return tlsRun{TLSClient{
+		Wrk:    Wrk{Bin: bins[0], CPUs: cfg.ClientCPUs},
+		H2load: H2load{Bin: bins[1], CPUs: cfg.ClientCPUs},
+		Conf12: conf12, Full12: full12,
+	}, pair, kind}
+}
+
+// tlsModes reads -tls-modes, and adds TLS12 with -tls12.
+func tlsModes(b *testing.B) []Mode {
+	ms := TLSModes
+	if *flagTLSModes != "" {
+		ms = nil
+		for _, m := range strings.Split(*flagTLSModes, ",") {
+			if !slices.Contains(TLSModes, Mode(m)) && Mode(m) != TLS12 {
+				b.Fatalf("-tls-modes: unknown mode %q (%s)", m, modeList(TLSModes))
+			}
+			ms = append(ms, Mode(m))
+		}
+	}
+	if *flagTLS12 && !slices.Contains(ms, TLS12) {
+		ms = append(ms, TLS12)
+	}
+	return ms
+}
+
+func modeList(ms []Mode) string {
+	s := make([]string, len(ms))
+	for i, m := range ms {
+		s[i] = string(m)
+	}
+	return strings.Join(s, ", ")
+}

@@ -1,0 +1,98 @@
+package bench
+
+import (
+	"crypto/tls"
+	"io"
+	"log"
+	"net/http"
+	"net/http/httptest"
+	"os/exec"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"hellobench/internal/certs"
+)
+
+// TestTLSClientHandshakes checks, against a crypto/tls server that counts
+// its handshakes, what each TLS mode's client does with a new connection
+// per request: tls-resumed resumes (wrk keeps its session), tls-full makes
+// full handshakes (TLS 1.2 without tickets), and tls-keepalive makes one
+// per connection. It needs wrk; without it, it skips.
+func TestTLSClientHandshakes(t *testing.T) {
+	wrk, err := exec.LookPath("wrk")
+	if err != nil {
+		t.Skip(err)
+	}
+	dir := t.TempDir()
+	pair, err := certs.Write(dir, certs.ECDSA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conf12, full12, err := TLSConfs(dir, certs.ECDSA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, err := tls.LoadX509KeyPair(pair.Cert, pair.Key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var full, resumed atomic.Int64
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("hello")) }))
+	srv.TLS = &tls.Config{Certificates: []tls.Certificate{cert}, VerifyConnection: func(cs tls.ConnectionState) error {
+		if cs.DidResume {
+			resumed.Add(1)
+		} else {
+			full.Add(1)
+		}
+		return nil
+	}}
+	// The clients end connections mid-handshake as a run stops.
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0)
+	srv.StartTLS()
+	defer srv.Close()
+	c := TLSClient{Wrk: Wrk{Bin: wrk}, Conf12: conf12, Full12: full12}
+	for _, tc := range []struct {
+		mode       Mode
+		check      func(full, resumed, requests int64) bool
+		wantDetail string
+	}{
+		{TLSResumed, func(f, r, n int64) bool { return f <= 4 && r >= n-4 }, "a full handshake per connection at most, the rest resumed"},
+		{TLSFull, func(f, r, n int64) bool { return r == 0 && f >= n }, "every handshake full"},
+		{TLSKeepAlive, func(f, r, n int64) bool { return f+r <= 4 }, "a handshake per connection"},
+	} {
+		full.Store(0)
+		resumed.Store(0)
+		st, err := c.Run(Load{URL: srv.URL + "/", Mode: tc.mode, Connections: 2, Duration: time.Second})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.mode, err)
+		}
+		if f, r := full.Load(), resumed.Load(); !tc.check(f, r, st.Requests) {
+			t.Errorf("%s: %d full and %d resumed handshakes for %d requests on 2 connections; want %s", tc.mode, f, r, st.Requests, tc.wantDetail)
+		}
+	}
+}
+
+// TestServes checks which targets each TLS mode measures, from the table.
+func TestServes(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		mode Mode
+		want bool
+	}{
+		{"nethttp", TLSKeepAlive, true}, {"nethttp", H2CMany, true}, {"gnet", TLSKeepAlive, false},
+		{"uring", TLSFull, false}, {"fasthttp", TLSH2One, false}, {"fasthttp", TLSResumed, true},
+		{"nginx", TLSH2Many, true}, {"nginx", H2COne, false}, {"fcgi", TLSH2One, true},
+	} {
+		tg, err := lookup(tc.name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, why := Serves(tg, tc.mode); got != tc.want {
+			t.Errorf("Serves(%s, %s) = %v (%s), want %v", tc.name, tc.mode, got, why, tc.want)
+		}
+	}
+	if RefMode(H2CMany) != TLSH2Many || RefMode(TLSFull) != TLSFull {
+		t.Error("RefMode: h2c's reference is nginx's HTTP/2 over TLS, the rest the mode itself")
+	}
+}
