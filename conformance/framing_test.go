@@ -619,7 +619,8 @@ func (tb *framingTable) publish(t *testing.T) {
 
 // noBare names the servers that have no stack to run bare.
 var noBare = map[string]string{
-	"gnet": "gnet's HTTP/1.1 parser is this project's own: there is no stack to run out of the box",
+	"gnet":  "gnet's HTTP/1.1 parser is this project's own: there is no stack to run out of the box",
+	"uring": "uring's HTTP/1.1 parser is this project's own: there is no stack to run out of the box",
 }
 
 // TestFraming runs every framing case against every server, the servers

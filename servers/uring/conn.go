@@ -53,6 +53,7 @@ type conn struct {
 	phase    phase
 	deadline time.Duration // loop time
 	opened   time.Duration // loop time of the accept
+	probed   time.Duration // loop time of the last stalledDead probe
 	used     bool          // a request has been answered
 
 	in      []byte // received, not yet parsed: a partial request, or those behind a held one

@@ -346,6 +346,35 @@ func (l *loop) resume(c *conn) {
 	}
 }
 
+// stalledDead reports whether c, stalled mid-request for a second, has
+// been reset or shut by its client, asking the socket's TCP state at most
+// once a second. The receive should say so itself, and nearly always does;
+// but a reset that follows a connection's first bytes at once is now and
+// then never reported to its multishot receive (the robustness suite's
+// resets met about one in two thousand), and the connection would hold
+// its descriptor until the header timeout. A client mid-request for a
+// second is rare but for a slowloris, whose connections this costs one
+// system call each a second.
+func (l *loop) stalledDead(c *conn) bool {
+	if c.phase != phaseRequest && c.phase != phaseBody {
+		return false
+	}
+	since := c.deadline - l.s.headerTimeout // its last progress
+	if l.now-since < time.Second || l.now-c.probed < time.Second {
+		return false
+	}
+	c.probed = l.now
+	info, err := unix.GetsockoptTCPInfo(c.fd, unix.IPPROTO_TCP, unix.TCP_INFO)
+	return err != nil || info.State == tcpClose || info.State == tcpCloseWait
+}
+
+// The TCP states of a connection its client has reset or shut, from the
+// kernel's include/net/tcp_states.h.
+const (
+	tcpClose     = 7
+	tcpCloseWait = 8
+)
+
 // flush sends the answers of the connections this batch made dirty.
 func (l *loop) flush() {
 	for i, c := range l.dirty {
@@ -446,7 +475,7 @@ func (l *loop) sweep() {
 	// Backwards, since closing moves the last connection into the slot.
 	for i := len(l.live) - 1; i >= 0; i-- {
 		c := l.live[i]
-		if l.now >= c.deadline || (draining && l.idle(c)) {
+		if l.now >= c.deadline || (draining && l.idle(c)) || l.stalledDead(c) {
 			l.close(c)
 		}
 	}
