@@ -37,12 +37,7 @@ func BenchmarkCeiling(b *testing.B) {
 	cfg, client := setup(b)
 	names := ceilingServers()
 	if *flagBlock >= 0 {
-		perm := Order(len(names), *flagBlock)
-		ordered := make([]string, len(names))
-		for i, j := range perm {
-			ordered[i] = names[j]
-		}
-		names = ordered
+		names = permute(names, *flagBlock)
 	}
 	for _, mode := range modes(b) {
 		l := Load{Mode: mode, Connections: *flagConns}

@@ -36,12 +36,7 @@ func BenchmarkTLS(b *testing.B) {
 	client := tlsClient(b, cfg)
 	names := tlsServers()
 	if *flagBlock >= 0 {
-		perm := Order(len(names), *flagBlock)
-		ordered := make([]string, len(names))
-		for i, j := range perm {
-			ordered[i] = names[j]
-		}
-		names = ordered
+		names = permute(names, *flagBlock)
 	}
 	tlsCfg := cfg
 	tlsCfg.TLSCert, tlsCfg.TLSKey = client.pair.Cert, client.pair.Key

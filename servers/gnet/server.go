@@ -16,6 +16,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"hellobench/servers/internal/http1"
+	"hellobench/servers/internal/waitpool"
 )
 
 const (
@@ -64,7 +65,7 @@ type server struct {
 
 	refusedLogged time.Time // last report of refused, on the ticker goroutine
 
-	pool pool // for handler waits off the loops (work.go)
+	pool waitpool.Pool // for handler waits off the loops (work.go)
 
 	mu    sync.Mutex // guards loops, read by the ticker goroutine
 	loops []*loop
@@ -107,7 +108,7 @@ func newServer(addr string, headerTimeout, idleTimeout time.Duration) *server {
 		idleTimeout:   idleTimeout + tick,
 		start:         time.Now(),
 		booted:        make(chan struct{}),
-		pool:          pool{size: poolSize},
+		pool:          waitpool.Pool{Size: poolSize},
 	}
 }
 
@@ -196,7 +197,7 @@ func (s *server) OnTraffic(c gnet.Conn) gnet.Action {
 		cs.held = false
 		cs.phase = phaseWait
 		cs.deadline = math.MaxInt64
-		s.pool.submit(&job{s: s, cs: cs, head: cs.head, connection: cs.connection})
+		s.pool.Submit((&job{s: s, cs: cs, head: cs.head, connection: cs.connection}).run)
 		return gnet.None
 	}
 	switch {

@@ -3,7 +3,6 @@
 package main
 
 import (
-	"sync"
 	"time"
 
 	"github.com/panjf2000/gnet/v2"
@@ -47,68 +46,12 @@ func (cs *conn) workInline() {
 	}
 }
 
-// pool runs the waits off the event loops on at most size goroutines,
-// started as needed. The bound is memory: each waiting goroutine holds a
-// stack of a few KiB, so 4096 of them stay within tens of MiB however many
-// connections wait. When all are busy, a wait queues, first in first out
-// and on no goroutine, until one is free, as a request waits for a
-// database connection from a pool: latency grows, not memory, and the loop
-// never blocks. The queue holds at most one request per connection (a
-// connection reads no further request while one waits), so the connection
-// limit (limit.go) bounds it.
-type pool struct {
-	size int
-
-	mu      sync.Mutex
-	running int    // goroutines
-	queue   []*job // waiting for one
-}
-
 // job is one request answered off the loop.
 type job struct {
 	s          *server
 	cs         *conn
 	head       bool
 	connection http1.Connection
-}
-
-// submit runs j on a goroutine of the pool, or queues it when all are busy.
-// It is called on an event loop and never blocks (the lock guards a few
-// assignments).
-func (p *pool) submit(j *job) {
-	p.mu.Lock()
-	if p.running < p.size {
-		p.running++
-		p.mu.Unlock()
-		go p.serve(j)
-		return
-	}
-	p.queue = append(p.queue, j)
-	p.mu.Unlock()
-}
-
-// serve runs j, then what is queued, then ends.
-func (p *pool) serve(j *job) {
-	for {
-		j.run()
-		p.mu.Lock()
-		if len(p.queue) == 0 {
-			p.running--
-			p.mu.Unlock()
-			return
-		}
-		j = p.queue[0]
-		p.queue[0] = nil
-		p.queue = p.queue[1:]
-		p.mu.Unlock()
-	}
-}
-
-// busy reports whether any job is running or queued.
-func (p *pool) busy() bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.running > 0
 }
 
 // run does the work and hands the answer to the connection's loop.

@@ -27,7 +27,7 @@ func startWork(t *testing.T, w page.Work, inline bool, size int, headerTimeout, 
 	t.Cleanup(func() { work, waitInline, poolSize = saved, savedInline, savedSize })
 	s, addr := start(t, headerTimeout, idleTimeout)
 	t.Cleanup(func() {
-		for deadline := time.Now().Add(5 * time.Second); s.pool.busy(); time.Sleep(10 * time.Millisecond) {
+		for deadline := time.Now().Add(5 * time.Second); s.pool.Busy(); time.Sleep(10 * time.Millisecond) {
 			if time.Now().After(deadline) {
 				t.Error("pool goroutines still running 5 s after the test")
 				return
@@ -145,7 +145,7 @@ func TestWorkCPUOnLoop(t *testing.T) {
 	if d := pages(t, addr, 1); d < cpu*3/4 {
 		t.Errorf("a request burning %v answered after %v", cpu, d)
 	}
-	if s.pool.busy() {
+	if s.pool.Busy() {
 		t.Error("CPU work alone went to the pool")
 	}
 }
@@ -215,7 +215,7 @@ func TestWorkClosedWhileWaiting(t *testing.T) {
 		}
 		io.WriteString(c, tc.send)
 		time.Sleep(20 * time.Millisecond) // read and waiting
-		if !s.pool.busy() {
+		if !s.pool.Busy() {
 			t.Errorf("%s: no wait in the pool", tc.name)
 		}
 		if tc.rst {
@@ -227,9 +227,9 @@ func TestWorkClosedWhileWaiting(t *testing.T) {
 	if d := pages(t, addr, 3); d < long {
 		t.Errorf("answered after %v, want at least %v", d, long)
 	}
-	for deadline := time.Now().Add(2 * time.Second); s.pool.busy() || s.active.Load() > 0; time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(2 * time.Second); s.pool.Busy() || s.active.Load() > 0; time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			t.Fatalf("2 s after: pool busy %v, %d connections open", s.pool.busy(), s.active.Load())
+			t.Fatalf("2 s after: pool busy %v, %d connections open", s.pool.Busy(), s.active.Load())
 		}
 	}
 	if d := pages(t, addr, 1); d < long {

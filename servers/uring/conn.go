@@ -194,7 +194,7 @@ func (l *loop) serve(c *conn, in []byte) {
 		c.held = false
 		c.phase = phaseWait
 		c.deadline = math.MaxInt64
-		l.s.pool.submit(job{l: l, fd: c.fd, gen: c.gen, head: c.head, connection: c.connection})
+		l.s.pool.Submit(job{l: l, fd: c.fd, gen: c.gen, head: c.head, connection: c.connection}.run)
 		return
 	}
 	switch {

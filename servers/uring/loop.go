@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"hellobench/internal/uring"
+	"hellobench/servers/internal/waitpool"
 )
 
 const (
@@ -59,7 +60,7 @@ type server struct {
 	refused  atomic.Int64 // connections closed at maxConns, not yet logged
 	logged   atomic.Int64 // when refused was last logged, in ns since start
 
-	pool pool // for handler waits off the rings (work.go)
+	pool waitpool.Pool // for handler waits off the rings (work.go)
 }
 
 func newServer(headerTimeout, idleTimeout time.Duration) *server {
@@ -67,7 +68,7 @@ func newServer(headerTimeout, idleTimeout time.Duration) *server {
 		headerTimeout: headerTimeout + tick, // one tick: never early
 		idleTimeout:   idleTimeout + tick,
 		start:         time.Now(),
-		pool:          pool{size: poolSize},
+		pool:          waitpool.Pool{Size: poolSize},
 	}
 }
 

@@ -3,8 +3,6 @@
 package main
 
 import (
-	"sync"
-
 	"hellobench/page"
 	"hellobench/servers/internal/http1"
 )
@@ -16,7 +14,7 @@ import (
 //   - CPU work alone is burnt on the loop (serve): on one core it is CPU
 //     time wherever it runs, and a goroutine would only add a hand-off.
 //   - A wait, with the CPU work before it, runs off the loop on a bounded
-//     pool of goroutines. The goroutine queues the finished job on its
+//     pool of goroutines (servers/internal/waitpool). The goroutine queues the finished job on its
 //     loop and writes the loop's eventfd, whose read on the ring completes
 //     and wakes the loop, which answers (woken, answered).
 //
@@ -28,23 +26,6 @@ var (
 	poolSize = 4096
 )
 
-// pool runs the waits off the loops on at most size goroutines, started as
-// needed. The bound is memory: each waiting goroutine holds a stack of a
-// few KiB, so 4096 of them stay within tens of MiB however many
-// connections wait. When all are busy, a wait queues, first in first out
-// and on no goroutine, until one is free, as a request waits for a
-// database connection from a pool: latency grows, not memory, and the loop
-// never blocks. The queue holds at most one request per connection (a
-// connection parses no further request while one waits), so the
-// connection limit (limit.go) bounds it.
-type pool struct {
-	size int
-
-	mu      sync.Mutex
-	running int   // goroutines
-	queue   []job // waiting for one
-}
-
 // job is one request answered off the loop, named by its connection's
 // descriptor and generation: the connection may close while it waits.
 type job struct {
@@ -55,41 +36,15 @@ type job struct {
 	connection http1.Connection
 }
 
-// submit runs j on a goroutine of the pool, or queues it when all are busy.
-// It is called on a loop and never blocks (the lock guards a few
-// assignments).
-func (p *pool) submit(j job) {
-	p.mu.Lock()
-	if p.running < p.size {
-		p.running++
-		p.mu.Unlock()
-		go p.serve(j)
-		return
-	}
-	p.queue = append(p.queue, j)
-	p.mu.Unlock()
-}
-
-// serve runs j, then what is queued, then ends.
-func (p *pool) serve(j job) {
-	for {
-		work.Do()
-		l := j.l
-		l.mu.Lock()
-		l.answers = append(l.answers, j)
-		l.mu.Unlock()
-		l.wakeUp()
-		p.mu.Lock()
-		if len(p.queue) == 0 {
-			p.running--
-			p.mu.Unlock()
-			return
-		}
-		j = p.queue[0]
-		p.queue[0] = job{}
-		p.queue = p.queue[1:]
-		p.mu.Unlock()
-	}
+// run does the work, then queues the job on its loop and wakes the loop,
+// which answers (woken, answered).
+func (j job) run() {
+	work.Do()
+	l := j.l
+	l.mu.Lock()
+	l.answers = append(l.answers, j)
+	l.mu.Unlock()
+	l.wakeUp()
 }
 
 // answered sends the answer to c's held request, on c's loop, and goes on
