@@ -127,7 +127,7 @@ bench-load: build deps ## each server's CPU per request at shares of its ceiling
 bench-readiness: build deps ## what the floors on epoll and io_uring, gnet and nginx ask of the kernel per request, saturated (5 rounds, about two minutes); results/, bench/COSTS.md section 7
 	bin/report $(RUNFLAGS) -readiness -docs -out results
 
-bench-tls: build deps ## what TLS and HTTP/2 cost each server beside nginx over TLS: keep-alive, pipelined, resumed and full handshakes (ECDSA and RSA), TLS 1.2's row, HTTP/2 over TLS and h2c at 1 and 16 streams (12 blocks); results/, bench/COSTS.md
+bench-tls: build deps ## what TLS and HTTP/2 cost each server beside nginx over TLS: keep-alive, pipelined, resumed and full handshakes (ECDSA and RSA), TLS 1.2's keep-alive and full handshake, HTTP/2 over TLS and h2c at 1 and 16 streams (12 blocks); results/, bench/COSTS.md
 	bin/report $(RUNFLAGS) -tls -docs -out results
 
 bench-load-again: build deps ## make bench-load twice more, separately; results/load-agreement.md

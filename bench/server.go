@@ -33,8 +33,10 @@ type Config struct {
 	Vars []string
 	// TLSCert and TLSKey (PEM files, internal/certs) make a target with
 	// TLS serve HTTPS; H2C makes one with H2C serve HTTP/2 in cleartext
-	// (BenchmarkTLS).
+	// (BenchmarkTLS); NoTickets starts one serving HTTPS without session
+	// tickets.
 	TLSCert, TLSKey string
+	NoTickets       bool
 	H2C             bool
 }
 
@@ -175,7 +177,7 @@ func (c Config) StartWith(name, addr string, w Work) (*Server, error) {
 		return nil, err
 	}
 	env := targets.Env{Root: c.Root, Addr: addr, CPUs: c.ServerCPUs, Procs: c.Procs, StartTimeout: c.StartTimeout, Bare: bare,
-		Work: w, WaitInline: inline, Vars: c.Vars, TLSCert: c.TLSCert, TLSKey: c.TLSKey, H2C: c.H2C}
+		Work: w, WaitInline: inline, Vars: c.Vars, TLSCert: c.TLSCert, TLSKey: c.TLSKey, NoTickets: c.NoTickets, H2C: c.H2C}
 	if t.Package != "" {
 		if _, err := c.Binary(base); err != nil {
 			return nil, err

@@ -27,19 +27,17 @@ const (
 	// counting tls.ConnectionState.DidResume confirmed: all but the first
 	// handshake of each connection resumed.
 	TLSResumed Mode = "tls-resumed"
-	// TLSFull is a new connection per request with a full handshake: wrk
-	// again, told through OPENSSL_CONF to speak TLS 1.2 with
-	// ECDHE-ECDSA-AES128-GCM-SHA256 (ECDHE-RSA with an RSA certificate)
-	// and to offer no ticket, so that a server without a session-ID cache
-	// (the Go stacks; nginx, whose ssl_session_cache is off by default)
-	// makes a full handshake each time, as the same DidResume count
-	// confirmed. No client installed here makes full TLS 1.3 handshakes
-	// on demand: wrk and h2load both resume a TLS 1.3 session whenever the
-	// server sent a ticket, and a client's NoTicket option does not stop
-	// that in TLS 1.3. lighttpd (fcgi) may keep a session-ID cache: its
-	// row may then be resumed handshakes, not full ones.
-	TLSFull   Mode = "tls-full"
-	TLS12     Mode = "tls12-keepalive" // keep-alive over TLS 1.2 with ECDHE-ECDSA-AES128-GCM-SHA256: -tls12's row
+	// TLSFull is a new connection per request with a full TLS 1.3
+	// handshake: wrk again, against a server started without session
+	// tickets (NoTickets), so that wrk has no session to offer back. No
+	// installed client makes full TLS 1.3 handshakes on demand: wrk and
+	// h2load both resume whenever the server sent a ticket, and a client's
+	// NoTicket option does not stop that in TLS 1.3.
+	TLSFull Mode = "tls-full"
+	// TLS12Full is TLSFull in TLS 1.2 with ECDHE-ECDSA-AES128-GCM-SHA256
+	// (ECDHE-RSA with an RSA certificate): -tls12's second row.
+	TLS12Full Mode = "tls12-full"
+	TLS12     Mode = "tls12-keepalive" // keep-alive over TLS 1.2 with ECDHE-ECDSA-AES128-GCM-SHA256: -tls12's first row
 	TLSH2One  Mode = "h2-1"            // HTTP/2 over TLS, 1 stream per connection
 	TLSH2Many Mode = "h2-16"           // HTTP/2 over TLS, 16 concurrent streams per connection
 	H2COne    Mode = "h2c-1"           // HTTP/2 in cleartext (prior knowledge), 1 stream
@@ -52,8 +50,12 @@ const (
 const RSASuffix = "-rsa"
 
 // TLSModes lists the TLS modes of a default run, in report order (TLS12
-// runs only with -tls12).
+// and TLS12Full run only with -tls12).
 var TLSModes = []Mode{TLSKeepAlive, TLSPipeline, TLSResumed, TLSFull, TLSH2One, TLSH2Many, H2COne, H2CMany}
+
+// NoTickets says the servers of mode m are started without session
+// tickets, so that each of its handshakes is a full one.
+func NoTickets(m Mode) bool { return m == TLSFull || m == TLS12Full }
 
 // Cleartext says the mode runs over plain TCP (h2c): the server gets no
 // certificate, and the reference nginx, which has no h2c, runs the same
@@ -94,9 +96,8 @@ func Serves(t targets.Target, m Mode) (bool, string) {
 type TLSClient struct {
 	Wrk    Wrk
 	H2load H2load
-	// Conf12 and Full12 are OPENSSL_CONF files: TLS 1.2 with the row's
-	// cipher, and that without tickets (TLSFull).
-	Conf12, Full12 string
+	// Conf12 is an OPENSSL_CONF file: TLS 1.2 with the row's cipher.
+	Conf12 string
 	// H1 is the client of the HTTP/1.1 modes with long-lived connections
 	// (keep-alive, pipelined, TLS 1.2's row): "h2load" (--h1), or wrk.
 	// BenchmarkTLS picks it by measurement (pickH1).
@@ -138,7 +139,9 @@ func (c TLSClient) Run(l Load) (Stats, error) {
 		l.Mode = Close
 	case TLSFull:
 		l.Mode = Close
-		w.Env = append(w.Env, "OPENSSL_CONF="+c.Full12)
+	case TLS12Full:
+		l.Mode = Close
+		w.Env = append(w.Env, "OPENSSL_CONF="+c.Conf12)
 	case TLS12:
 		l.Mode = KeepAlive
 		w.Env = append(w.Env, "OPENSSL_CONF="+c.Conf12)
@@ -156,23 +159,18 @@ func (c TLSClient) Run(l Load) (Stats, error) {
 	return w.Run(l)
 }
 
-// TLSConfs writes the OPENSSL_CONF files of TLSClient into dir, for a
-// certificate of kind k: TLS 1.2 with ECDHE and AES-128-GCM signed as the
-// certificate is, and the same with tickets refused.
-func TLSConfs(dir string, k certs.Kind) (conf12, full12 string, err error) {
+// TLSConf writes TLSClient's OPENSSL_CONF file into dir, for a
+// certificate of kind k: TLS 1.2 with ECDHE and AES-128-GCM, signed as the
+// certificate is.
+func TLSConf(dir string, k certs.Kind) (string, error) {
 	cipher := "ECDHE-ECDSA-AES128-GCM-SHA256"
 	if k == certs.RSA {
 		cipher = "ECDHE-RSA-AES128-GCM-SHA256"
 	}
-	const head = "openssl_conf = conf\n[conf]\nssl_conf = ssl\n[ssl]\nsystem_default = sys\n[sys]\nMaxProtocol = TLSv1.2\nCipherString = %s\n"
-	conf12, full12 = filepath.Join(dir, "tls12.cnf"), filepath.Join(dir, "tls12-full.cnf")
-	if err := os.WriteFile(conf12, fmt.Appendf(nil, head, cipher), 0o644); err != nil {
-		return "", "", err
+	conf := filepath.Join(dir, "tls12.cnf")
+	const text = "openssl_conf = conf\n[conf]\nssl_conf = ssl\n[ssl]\nsystem_default = sys\n[sys]\nMaxProtocol = TLSv1.2\nCipherString = %s\n"
+	if err := os.WriteFile(conf, fmt.Appendf(nil, text, cipher), 0o644); err != nil {
+		return "", err
 	}
-	// -SessionTicket sets SSL_OP_NO_TICKET: in TLS 1.2 the client then
-	// asks for no ticket, and the Go servers keep no session IDs.
-	if err := os.WriteFile(full12, fmt.Appendf(nil, head+"Options = -SessionTicket\n", cipher), 0o644); err != nil {
-		return "", "", err
-	}
-	return conf12, full12, nil
+	return conf, nil
 }

@@ -18,7 +18,7 @@ var (
 	flagTLSModes = flag.String("tls-modes", "", "comma-separated modes of BenchmarkTLS: "+modeList(TLSModes)+" (default: all)")
 	flagTLSKey   = flag.String("tls-key-type", "ecdsa", "BenchmarkTLS's certificate: ecdsa (P-256) or rsa (2048 bits)")
 	flagTLSH1    = flag.String("tls-h1-client", "auto", "BenchmarkTLS's client of keep-alive, pipelined and TLS 1.2's row: auto (the cheaper that saturates the reference nginx, measured in each mode), wrk or h2load")
-	flagTLS12    = flag.Bool("tls12", false, "BenchmarkTLS also measures keep-alive over TLS 1.2 with ECDHE-ECDSA-AES128-GCM-SHA256 (mode "+string(TLS12)+")")
+	flagTLS12    = flag.Bool("tls12", false, "BenchmarkTLS also measures keep-alive and full handshakes over TLS 1.2 with ECDHE-ECDSA-AES128-GCM-SHA256 (modes "+string(TLS12)+", "+string(TLS12Full)+")")
 )
 
 // BenchmarkTLS measures what TLS and HTTP/2 cost each server on one core,
@@ -44,13 +44,14 @@ func BenchmarkTLS(b *testing.B) {
 		l := Load{Mode: mode, Connections: *flagConns}
 		rl := l
 		rl.Mode = RefMode(mode)
-		ref := startReference(b, tlsCfg, client, rl)
+		c := tlsCfg
+		c.NoTickets = NoTickets(mode)
+		ref := startReference(b, c, client, rl)
 		var why string
 		client.TLSClient, why = pickH1(b, client.TLSClient, ref, mode)
 		if ref != nil {
 			ref.client = client // its rounds on the chosen client too
 		}
-		c := tlsCfg
 		if Cleartext(mode) {
 			c.TLSCert, c.TLSKey, c.H2C = "", "", true
 		}
@@ -158,7 +159,7 @@ func tlsClient(b *testing.B, cfg Config) tlsRun {
 	if err != nil {
 		b.Fatal(err)
 	}
-	conf12, full12, err := TLSConfs(dir, kind)
+	conf12, err := TLSConf(dir, kind)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -176,24 +177,26 @@ func tlsClient(b *testing.B, cfg Config) tlsRun {
 	return tlsRun{TLSClient{
 		Wrk:    Wrk{Bin: bins[0], CPUs: cfg.ClientCPUs},
 		H2load: H2load{Bin: bins[1], CPUs: cfg.ClientCPUs},
-		Conf12: conf12, Full12: full12,
+		Conf12: conf12,
 	}, pair, kind}
 }
 
-// tlsModes reads -tls-modes, and adds TLS12 with -tls12.
+// tlsModes reads -tls-modes, and adds TLS12 and TLS12Full with -tls12.
 func tlsModes(b *testing.B) []Mode {
 	ms := TLSModes
 	if *flagTLSModes != "" {
 		ms = nil
 		for _, m := range strings.Split(*flagTLSModes, ",") {
-			if !slices.Contains(TLSModes, Mode(m)) && Mode(m) != TLS12 {
+			if !slices.Contains(TLSModes, Mode(m)) && Mode(m) != TLS12 && Mode(m) != TLS12Full {
 				b.Fatalf("-tls-modes: unknown mode %q (%s)", m, modeList(TLSModes))
 			}
 			ms = append(ms, Mode(m))
 		}
 	}
-	if *flagTLS12 && !slices.Contains(ms, TLS12) {
-		ms = append(ms, TLS12)
+	for _, m := range []Mode{TLS12, TLS12Full} {
+		if *flagTLS12 && !slices.Contains(ms, m) {
+			ms = append(ms, m)
+		}
 	}
 	return ms
 }

@@ -89,6 +89,7 @@ func TestTLS(t *testing.T) {
 			contract(t, s, "date-refreshed", "split", "bodies", "timeouts")
 			t.Run("framing", func(t *testing.T) { tlsFraming(t, s) })
 			t.Run("versions", func(t *testing.T) { tlsVersions(t, p.addr, cfg) })
+			t.Run("resumes", func(t *testing.T) { tickets(t, p.addr, cfg, true) })
 			t.Run("alpn", func(t *testing.T) { alpn(t, s) })
 			if tg.H2 {
 				t.Run("h2", func(t *testing.T) { h2(t, s, "https://") })
@@ -105,6 +106,7 @@ func TestTLS(t *testing.T) {
 		s := &suite{tg: target{tg}, p: p, tls: cfg}
 		t.Run("get", s.get)
 		t.Run("versions", func(t *testing.T) { tlsVersions(t, p.addr, cfg) })
+		t.Run("resumes", func(t *testing.T) { tickets(t, p.addr, cfg, true) })
 		t.Run("alpn", func(t *testing.T) { alpn(t, s) })
 		t.Run("h2", func(t *testing.T) {
 			c := http.Client{Transport: h2Transport(cfg, false), Timeout: 5 * time.Second}
@@ -114,6 +116,55 @@ func TestTLS(t *testing.T) {
 			}
 		})
 	})
+}
+
+// TestTLSNoTickets starts every server that serves HTTPS, and nginx,
+// without session tickets, as make bench-tls does for its full
+// handshakes, and checks that a client that keeps its sessions makes a
+// full handshake on every new connection, in TLS 1.3 and in TLS 1.2.
+func TestTLSNoTickets(t *testing.T) {
+	names := []string{"nginx"}
+	for _, tg := range servers {
+		if tg.TLS {
+			names = append(names, tg.Name)
+		}
+	}
+	for _, name := range names {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			tg, err := targets.Lookup(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, cfg := startTLS(t, target{tg}, targets.Env{NoTickets: true})
+			tickets(t, p.addr, cfg, false)
+		})
+	}
+}
+
+// tickets checks whether a client that keeps its sessions resumes on its
+// second connection to addr, as want says, in TLS 1.3 and in TLS 1.2
+// with ECDHE-ECDSA-AES128-GCM-SHA256. A TLS 1.3 ticket comes after the
+// handshake, so each first connection reads an answer before it closes.
+func tickets(t *testing.T, addr string, cfg *tls.Config, want bool) {
+	for _, v := range []uint16{tls.VersionTLS13, tls.VersionTLS12} {
+		c := cfg.Clone()
+		c.MaxVersion = v
+		c.ClientSessionCache = tls.NewLRUClientSessionCache(1)
+		var got [2]bool
+		for i := range got {
+			conn := dialTLS(t, addr, c)
+			conn.send(req("GET", page.Path))
+			if r := conn.read("GET"); r.StatusCode != 200 {
+				t.Fatalf("%s: status %d, want 200", tls.VersionName(v), r.StatusCode)
+			}
+			got[i] = conn.c.(*tls.Conn).ConnectionState().DidResume
+			conn.c.Close()
+		}
+		if got[0] || got[1] != want {
+			t.Errorf("%s: resumed on the first connection %v, on the second %v; want false, %v", tls.VersionName(v), got[0], got[1], want)
+		}
+	}
 }
 
 // tlsFraming checks that the guards read the requests above TLS: one
@@ -294,12 +345,12 @@ func noH2C(t *testing.T, p *process) {
 	t.Logf("HTTP/2 with prior knowledge: %v", err)
 }
 
-// TestTLSFlags runs every Go server that serves HTTPS with the two TLS
-// flags wrong: one without the other, a file missing, a certificate file
-// holding no certificate, a key that does not match. Each must exit 2 with
-// one line naming the flag and the file, before it listens (its -addr is
-// a held port, as in TestTimeoutFlags). fcgi's serve.sh checks its two
-// variables the same way.
+// TestTLSFlags runs every Go server that serves HTTPS with its TLS flags
+// wrong: one file without the other, a file missing, a certificate file
+// holding no certificate, a key that does not match, tickets turned off
+// without a certificate. Each must exit 2 with one line naming the flag
+// and the file, before it listens (its -addr is a held port, as in
+// TestTimeoutFlags). fcgi's serve.sh checks its variables the same way.
 func TestTLSFlags(t *testing.T) {
 	pair, _ := tlsPair(t)
 	missing := filepath.Join(certDir, "missing.pem")
@@ -320,6 +371,7 @@ func TestTLSFlags(t *testing.T) {
 				{[]string{"-tls-cert", pair.Cert, "-tls-key", missing}, "-tls-key " + missing + ": open " + missing + ": no such file or directory"},
 				{[]string{"-tls-cert", pair.Key, "-tls-key", pair.Key}, "-tls-cert " + pair.Key + ": no PEM certificate in it"},
 				{[]string{"-tls-cert", pair.Cert, "-tls-key", rsaPair.Key}, "-tls-key " + rsaPair.Key + ": tls: private key type does not match public key type"},
+				{[]string{"-tls-tickets=false"}, "-tls-tickets=false: needs -tls-cert and -tls-key, as it is about HTTPS"},
 			} {
 				stdout, _, err := proc.Run(proc.Spec{
 					Name: tg.Name, Path: filepath.Join(binDir, tg.Name),
@@ -343,6 +395,8 @@ func TestTLSFlags(t *testing.T) {
 			{[]string{"FCGI_TLS_CERT=" + pair.Cert}, "serve.sh: FCGI_TLS_CERT '" + pair.Cert + "' and FCGI_TLS_KEY '': HTTPS needs both"},
 			{[]string{"FCGI_TLS_KEY=" + pair.Key}, "serve.sh: FCGI_TLS_CERT '' and FCGI_TLS_KEY '" + pair.Key + "': HTTPS needs both"},
 			{[]string{"FCGI_TLS_CERT=" + missing, "FCGI_TLS_KEY=" + pair.Key}, "serve.sh: " + missing + ": no such readable file"},
+			{[]string{"FCGI_TLS_TICKETS=off"}, "serve.sh: FCGI_TLS_TICKETS=off is about HTTPS: it needs FCGI_TLS_CERT and FCGI_TLS_KEY"},
+			{[]string{"FCGI_TLS_TICKETS=no", "FCGI_TLS_CERT=" + pair.Cert, "FCGI_TLS_KEY=" + pair.Key}, "serve.sh: FCGI_TLS_TICKETS 'no': the one value is off"},
 		} {
 			stdout, _, err := proc.Run(proc.Spec{
 				Name: "serve.sh", Path: "sh",

@@ -39,7 +39,7 @@ func PlainMode(m string) string {
 	switch bench.Mode(strings.TrimSuffix(m, bench.RSASuffix)) {
 	case bench.TLSPipeline:
 		return string(bench.Pipeline)
-	case bench.TLSResumed, bench.TLSFull:
+	case bench.TLSResumed, bench.TLSFull, bench.TLS12Full:
 		return string(bench.Close)
 	}
 	return string(bench.KeepAlive)
@@ -50,13 +50,13 @@ func PlainMode(m string) string {
 func Handshakes(m string) bool { return PlainMode(m) == string(bench.Close) }
 
 // TLSModeNames are the TLS modes in report order: bench.TLSModes, TLS
-// 1.2's row, and the full handshakes with an RSA certificate.
+// 1.2's rows, and the full handshakes with an RSA certificate.
 func TLSModeNames() []string {
 	var names []string
 	for _, m := range bench.TLSModes {
 		names = append(names, string(m))
 	}
-	return append(names, string(bench.TLS12), string(bench.TLSFull)+bench.RSASuffix)
+	return append(names, string(bench.TLS12), string(bench.TLS12Full), string(bench.TLSFull)+bench.RSASuffix)
 }
 
 func tlsModeRank(m string) int {

@@ -65,7 +65,7 @@ func TestTLSRows(t *testing.T) {
 
 func TestPlainMode(t *testing.T) {
 	for m, want := range map[string]string{"tls-keepalive": "keepalive", "tls-pipeline": "pipeline", "tls-resumed": "close",
-		"tls-full": "close", "tls-full-rsa": "close", "h2-16": "keepalive", "h2c-1": "keepalive", "tls12-keepalive": "keepalive"} {
+		"tls-full": "close", "tls-full-rsa": "close", "h2-16": "keepalive", "h2c-1": "keepalive", "tls12-keepalive": "keepalive", "tls12-full": "close"} {
 		if got := PlainMode(m); got != want {
 			t.Errorf("PlainMode(%s) = %s, want %s", m, got, want)
 		}

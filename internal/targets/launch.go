@@ -46,6 +46,9 @@ func goBinary(t Target, e Env, dir string) (launch, error) {
 	if e.TLSCert != "" {
 		args = append(args, "-tls-cert", e.TLSCert, "-tls-key", e.TLSKey)
 	}
+	if e.NoTickets {
+		args = append(args, "-tls-tickets=false")
+	}
 	if e.H2C {
 		args = append(args, "-h2c")
 	}
@@ -101,6 +104,9 @@ func fcgi(t Target, e Env, dir string) (launch, error) {
 	if e.TLSCert != "" {
 		env = append(env, "FCGI_TLS_CERT="+e.TLSCert, "FCGI_TLS_KEY="+e.TLSKey)
 	}
+	if e.NoTickets {
+		env = append(env, "FCGI_TLS_TICKETS=off")
+	}
 	procs := e.Procs
 	if procs <= 0 {
 		procs = 1
@@ -125,7 +131,7 @@ func nginx(_ Target, e Env, dir string) (launch, error) {
 		if strings.ContainsAny(e.TLSCert+e.TLSKey, " \t\n;'\"{}$\\") {
 			return launch{}, fmt.Errorf("nginx.conf cannot carry the TLS file names %q and %q as they are", e.TLSCert, e.TLSKey)
 		}
-		data["Cert"], data["Key"] = e.TLSCert, e.TLSKey
+		data["Cert"], data["Key"], data["NoTickets"] = e.TLSCert, e.TLSKey, e.NoTickets
 		// nginx 1.25.1 turned "listen ... http2" into "http2 on".
 		on, err := nginxHTTP2On(bin)
 		if err != nil {

@@ -39,6 +39,9 @@ type Env struct {
 	// TLSCert and TLSKey, PEM files (package certs writes a pair), make
 	// a target with TLS serve HTTPS; "": plain HTTP.
 	TLSCert, TLSKey string
+	// NoTickets makes a target serving HTTPS issue no session tickets,
+	// so that every new connection is a full handshake, in TLS 1.3 too.
+	NoTickets bool
 	// H2C makes a target with H2C serve HTTP/2 over cleartext to clients
 	// with prior knowledge too.
 	H2C bool
@@ -139,6 +142,9 @@ func (t Target) checkWork(e Env) error {
 func (t Target) checkTLS(e Env) error {
 	if (e.TLSCert == "") != (e.TLSKey == "") {
 		return fmt.Errorf("%s: a TLS certificate and key go together: got certificate %q, key %q", t.Name, e.TLSCert, e.TLSKey)
+	}
+	if e.NoTickets && e.TLSCert == "" {
+		return fmt.Errorf("%s: no session tickets is about HTTPS: give a TLS certificate and key", t.Name)
 	}
 	if e.TLSCert != "" {
 		if err := t.CheckTLS(); err != nil {

@@ -125,6 +125,7 @@ func main() {
 		"with TCP_DEFER_ACCEPT), logs the start line once all of them listen, and stops them gracefully on SIGINT or SIGTERM")
 	certFile := flag.String("tls-cert", "", "serve HTTPS (HTTP/1.1; fasthttp has no HTTP/2) with the certificate in this PEM `file` (with -tls-key)")
 	keyFile := flag.String("tls-key", "", "the private key of -tls-cert, a PEM `file`")
+	tickets := flag.Bool("tls-tickets", true, "issue TLS session tickets, so that a client can resume its session; false makes every new connection a full handshake")
 	work.Flags(flag.CommandLine)
 	flag.Parse()
 	if err := timeouts.Check(*headerTimeout, *idleTimeout); err != nil {
@@ -135,7 +136,7 @@ func main() {
 		fmt.Fprintf(os.Stderr, "fasthttp: %v\n", err)
 		os.Exit(2)
 	}
-	tlsConfig, err := tlsflag.Load(*certFile, *keyFile)
+	tlsConfig, err := tlsflag.Load(*certFile, *keyFile, *tickets)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "fasthttp: %v\n", err)
 		os.Exit(2)

@@ -101,6 +101,19 @@ if [ -n "$tls_cert$tls_key" ]; then
 		fi
 	done
 fi
+case ${FCGI_TLS_TICKETS-} in
+'') ;;
+off)
+	if [ -z "$tls_cert" ]; then
+		echo "serve.sh: FCGI_TLS_TICKETS=off is about HTTPS: it needs FCGI_TLS_CERT and FCGI_TLS_KEY" >&2
+		exit 2
+	fi
+	;;
+*)
+	echo "serve.sh: FCGI_TLS_TICKETS '$FCGI_TLS_TICKETS': the one value is off" >&2
+	exit 2
+	;;
+esac
 
 # lighttpd lives in sbin, which a normal user's PATH may lack.
 PATH=$PATH:/usr/sbin:/usr/local/sbin

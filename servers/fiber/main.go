@@ -101,6 +101,7 @@ func main() {
 	bare := flag.Bool("bare", false, "serve as the stack does out of the box, without this server's framing guards (for the robustness report)")
 	certFile := flag.String("tls-cert", "", "serve HTTPS (HTTP/1.1; fiber has no HTTP/2) with the certificate in this PEM `file` (with -tls-key)")
 	keyFile := flag.String("tls-key", "", "the private key of -tls-cert, a PEM `file`")
+	tickets := flag.Bool("tls-tickets", true, "issue TLS session tickets, so that a client can resume its session; false makes every new connection a full handshake")
 	work.Flags(flag.CommandLine)
 	flag.Parse()
 	if err := timeouts.Check(*headerTimeout, *idleTimeout); err != nil {
@@ -111,7 +112,7 @@ func main() {
 		fmt.Fprintf(os.Stderr, "fiber: %v\n", err)
 		os.Exit(2)
 	}
-	tlsConfig, err := tlsflag.Load(*certFile, *keyFile)
+	tlsConfig, err := tlsflag.Load(*certFile, *keyFile, *tickets)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "fiber: %v\n", err)
 		os.Exit(2)

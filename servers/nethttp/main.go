@@ -88,6 +88,7 @@ func main() {
 	bare := flag.Bool("bare", false, "serve as net/http does out of the box, without this server's framing guards (for the robustness report)")
 	certFile := flag.String("tls-cert", "", "serve HTTPS, and HTTP/2 to clients that ask by ALPN, with the certificate in this PEM `file` (with -tls-key)")
 	keyFile := flag.String("tls-key", "", "the private key of -tls-cert, a PEM `file`")
+	tickets := flag.Bool("tls-tickets", true, "issue TLS session tickets, so that a client can resume its session; false makes every new connection a full handshake")
 	h2c := flag.Bool("h2c", false, "also serve HTTP/2 over cleartext to clients with prior knowledge (h2c); without it the HTTP/2 preface gets 505, as the contract asks")
 	work.Flags(flag.CommandLine)
 	flag.Parse()
@@ -99,7 +100,7 @@ func main() {
 		fmt.Fprintf(os.Stderr, "nethttp: %v\n", err)
 		os.Exit(2)
 	}
-	tlsConfig, err := tlsflag.Load(*certFile, *keyFile)
+	tlsConfig, err := tlsflag.Load(*certFile, *keyFile, *tickets)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "nethttp: %v\n", err)
 		os.Exit(2)

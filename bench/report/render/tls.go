@@ -13,9 +13,10 @@ var tlsTitles = map[string]string{
 	"tls-keepalive":   "Keep-alive over TLS 1.3, 50 connections",
 	"tls-pipeline":    "Pipelined over TLS 1.3, 16 requests in flight on each of 50 connections",
 	"tls-resumed":     "A new connection per request, each resuming the session by its ticket (TLS 1.3, PSK with ECDHE)",
-	"tls-full":        "A new connection per request, each a full handshake (TLS 1.2, ECDHE-ECDSA-AES128-GCM-SHA256, no ticket), ECDSA P-256 certificate",
-	"tls-full-rsa":    "A new connection per request, each a full handshake (TLS 1.2, ECDHE-RSA-AES128-GCM-SHA256, no ticket), RSA-2048 certificate",
+	"tls-full":        "A new connection per request, each a full TLS 1.3 handshake (the servers issue no tickets), ECDSA P-256 certificate",
+	"tls-full-rsa":    "A new connection per request, each a full TLS 1.3 handshake (the servers issue no tickets), RSA-2048 certificate",
 	"tls12-keepalive": "Keep-alive over TLS 1.2 with ECDHE-ECDSA-AES128-GCM-SHA256",
+	"tls12-full":      "A new connection per request, each a full TLS 1.2 handshake with ECDHE-ECDSA-AES128-GCM-SHA256 (the servers issue no tickets), ECDSA P-256 certificate",
 	"h2-1":            "HTTP/2 over TLS 1.3, 1 stream per connection",
 	"h2-16":           "HTTP/2 over TLS 1.3, 16 concurrent streams per connection",
 	"h2c-1":           "HTTP/2 in cleartext (prior knowledge), 1 stream per connection; the reference is nginx's HTTP/2 over TLS (nginx serves no h2c)",
@@ -79,8 +80,8 @@ func TLSCosts(rep report.Report) string {
 // tlsClients says which client each mode runs on, and why.
 const tlsClients = "Keep-alive, pipelined and TLS 1.2's row run on the client, wrk or h2load --h1 (each one thread on OpenSSL, nginx's TLS library), " +
 	"that saturated the reference nginx at the lower client CPU per request when both were tried on it in the block (the row names the one most of its blocks used). " +
-	"A new connection per request runs on wrk, which keeps its TLS session across reconnections, so a new connection per request resumes, and a full handshake per request is asked of it in TLS 1.2 without tickets " +
-	"(no installed client makes full TLS 1.3 handshakes on demand). h2load, the one installed client that speaks HTTP/2, drives HTTP/2 and h2c. " +
+	"A new connection per request runs on wrk, which keeps its TLS session across reconnections, so a new connection per request resumes; " +
+	"for a full handshake per request the servers (nginx too) are started without session tickets, since no installed client makes full TLS 1.3 handshakes on demand. h2load, the one installed client that speaks HTTP/2, drives HTTP/2 and h2c. " +
 	"A row whose server was never saturated because the client's core was says client-bound and gives no ceiling."
 
 // title is a mode's heading.

@@ -26,13 +26,21 @@ func TestLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	cfg, err := Load("", "")
+	cfg, err := Load("", "", true)
 	if cfg != nil || err != nil {
 		t.Errorf("neither flag: %v, %v; want nil, nil", cfg, err)
 	}
-	cfg, err = Load(ec.Cert, ec.Key)
-	if err != nil || len(cfg.Certificates) != 1 || cfg.MinVersion != tls.VersionTLS12 {
+	cfg, err = Load(ec.Cert, ec.Key, true)
+	if err != nil || len(cfg.Certificates) != 1 || cfg.MinVersion != tls.VersionTLS12 || cfg.SessionTicketsDisabled {
 		t.Fatalf("a good pair: %+v, %v", cfg, err)
+	}
+	cfg, err = Load(ec.Cert, ec.Key, false)
+	if err != nil || !cfg.SessionTicketsDisabled {
+		t.Fatalf("a good pair without tickets: %+v, %v; want tickets disabled", cfg, err)
+	}
+	const noCert = "-tls-tickets=false: needs -tls-cert and -tls-key, as it is about HTTPS"
+	if cfg, err := Load("", "", false); cfg != nil || err == nil || err.Error() != noCert {
+		t.Errorf("tickets off without a pair: %v, %v; want %q", cfg, err, noCert)
 	}
 
 	for _, c := range []struct {
@@ -47,7 +55,7 @@ func TestLoad(t *testing.T) {
 		{ec.Cert, garbage, "-tls-key " + garbage + ": tls: failed to find any PEM data in key input"},
 		{ec.Cert, other.Key, "-tls-key " + other.Key + ": tls: private key type does not match public key type"},
 	} {
-		cfg, err := Load(c.cert, c.key)
+		cfg, err := Load(c.cert, c.key, true)
 		if cfg != nil || err == nil || err.Error() != c.want || strings.Contains(err.Error(), "\n") {
 			t.Errorf("Load(%q, %q) = %v, %v; want the one line %q", c.cert, c.key, cfg, err, c.want)
 		}
