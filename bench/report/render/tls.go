@@ -48,7 +48,7 @@ func TLSCosts(rep report.Report) string {
 			}
 			mode = r.Mode
 			fmt.Fprintf(&b, "%s:\n\n", title(mode))
-			b.WriteString("| server | client | server CPU µs/request | vs nginx over TLS | vs the same stack in plaintext | beyond plaintext, µs/request | req/s | note |\n|---|---|--:|--:|--:|--:|--:|---|\n")
+			b.WriteString("| server | client | server CPU µs/request | vs nginx over TLS | vs the same stack in plaintext | beyond plaintext, µs/request | req/s | server busy | client CPU µs/request | note |\n|---|---|--:|--:|--:|--:|--:|--:|--:|---|\n")
 		}
 		plain, beyond := "–", "–"
 		if r.VsPlain > 0 {
@@ -57,7 +57,7 @@ func TLSCosts(rep report.Report) string {
 		if r.Handshake != 0 {
 			beyond = num(r.Handshake, 1)
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", r.Server, r.Client, spread(r.CPU, 2), versus(r.CPUVsNginx), plain, beyond, median(r.ReqPerSec, 0), tlsNote(r))
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r.Server, r.Client, spread(r.CPU, 2), versus(r.CPUVsNginx), plain, beyond, median(r.ReqPerSec, 0), pct(r.Busy), median(r.ClientCPU, 1), tlsNote(r))
 	}
 	var none []string
 	for _, t := range targets.Servers() {
@@ -82,7 +82,8 @@ const tlsClients = "Keep-alive, pipelined and TLS 1.2's row run on the client, w
 	"that saturated the reference nginx at the lower client CPU per request when both were tried on it in the block (the row names the one most of its blocks used). " +
 	"A new connection per request runs on wrk, which keeps its TLS session across reconnections, so a new connection per request resumes; " +
 	"for a full handshake per request the servers (nginx too) are started without session tickets, since no installed client makes full TLS 1.3 handshakes on demand. h2load, the one installed client that speaks HTTP/2, drives HTTP/2 and h2c. " +
-	"A row whose server was never saturated because the client's core was says client-bound and gives no ceiling."
+	"A row whose server was never saturated because the client's core was says client-bound and gives no ceiling: its CPU per request is what the server spent at the rate the client reached (its busy share), not its ceiling. " +
+	"With an ECDSA certificate a handshake costs the client more than the server (the client verifies the server's signature, dearer than making it, on top of the same key exchange), so one client core cannot saturate one server core with new connections; with RSA-2048 signing is the dear side, and the server saturates."
 
 // title is a mode's heading.
 func title(mode string) string {
