@@ -49,9 +49,12 @@ const (
 // (-tls-key-type rsa) in a benchmark's name: "nethttp/tls-full-rsa".
 const RSASuffix = "-rsa"
 
-// TLSModes lists the TLS modes of a default run, in report order (TLS12
-// and TLS12Full run only with -tls12).
+// TLSModes lists the TLS modes of a default run, in report order
+// (TLS12Modes run only with -tls12).
 var TLSModes = []Mode{TLSKeepAlive, TLSPipeline, TLSResumed, TLSFull, TLSH2One, TLSH2Many, H2COne, H2CMany}
+
+// TLS12Modes are the modes -tls12 adds, in report order.
+var TLS12Modes = []Mode{TLS12, TLS12Full}
 
 // NoTickets says the servers of mode m are started without session
 // tickets, so that each of its handshakes is a full one.

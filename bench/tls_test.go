@@ -181,19 +181,19 @@ func tlsClient(b *testing.B, cfg Config) tlsRun {
 	}, pair, kind}
 }
 
-// tlsModes reads -tls-modes, and adds TLS12 and TLS12Full with -tls12.
+// tlsModes reads -tls-modes, and adds TLS12Modes with -tls12.
 func tlsModes(b *testing.B) []Mode {
 	ms := TLSModes
 	if *flagTLSModes != "" {
 		ms = nil
 		for _, m := range strings.Split(*flagTLSModes, ",") {
-			if !slices.Contains(TLSModes, Mode(m)) && Mode(m) != TLS12 && Mode(m) != TLS12Full {
+			if !slices.Contains(TLSModes, Mode(m)) && !slices.Contains(TLS12Modes, Mode(m)) {
 				b.Fatalf("-tls-modes: unknown mode %q (%s)", m, modeList(TLSModes))
 			}
 			ms = append(ms, Mode(m))
 		}
 	}
-	for _, m := range []Mode{TLS12, TLS12Full} {
+	for _, m := range TLS12Modes {
 		if *flagTLS12 && !slices.Contains(ms, m) {
 			ms = append(ms, m)
 		}

@@ -53,10 +53,10 @@ func Handshakes(m string) bool { return PlainMode(m) == string(bench.Close) }
 // 1.2's rows, and the full handshakes with an RSA certificate.
 func TLSModeNames() []string {
 	var names []string
-	for _, m := range bench.TLSModes {
+	for _, m := range slices.Concat(bench.TLSModes, bench.TLS12Modes) {
 		names = append(names, string(m))
 	}
-	return append(names, string(bench.TLS12), string(bench.TLS12Full), string(bench.TLSFull)+bench.RSASuffix)
+	return append(names, string(bench.TLSFull)+bench.RSASuffix)
 }
 
 func tlsModeRank(m string) int {
