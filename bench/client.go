@@ -70,6 +70,9 @@ type Stats struct {
 	// clock, and Tail the rest of its latency curve: loadgen only.
 	Start time.Time
 	Tail  Tail
+	// Handshakes and Resumed count the TLS handshakes of an https:// run
+	// and those that resumed a session: loadgen only.
+	Handshakes, Resumed int64
 }
 
 // Tail is a run's latency beyond p50 and p99, and at a Rate how late the

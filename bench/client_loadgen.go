@@ -12,8 +12,9 @@ import (
 
 // Loadgen runs the in-repo load generator (bin/loadgen -json).
 type Loadgen struct {
-	Bin  string
-	CPUs string // taskset CPU list to pin it to; "": not pinned
+	Bin    string
+	CPUs   string // taskset CPU list to pin it to; "": not pinned
+	Resume bool   // with an https:// URL, resume TLS sessions (-resume)
 }
 
 func (g Loadgen) Name() string { return "loadgen" }
@@ -37,6 +38,9 @@ func (g Loadgen) Args(l Load) []string {
 	}
 	if l.Spin {
 		args = append(args, "-spin")
+	}
+	if g.Resume {
+		args = append(args, "-resume")
 	}
 	switch l.Mode {
 	case KeepAlive:
@@ -87,13 +91,15 @@ func parseLoadgen(out []byte) (Stats, error) {
 		tail.LateP999, tail.LateMax = us(l.P99_9), us(l.Max)
 	}
 	return Stats{
-		Requests:  r.Complete,
-		Start:     r.Start,
-		Tail:      tail,
-		Elapsed:   time.Duration(r.DurationS * float64(time.Second)),
-		ReqPerSec: r.RequestsPerSec,
-		P50:       us(r.LatencyUS.P50),
-		P99:       us(r.LatencyUS.P99),
+		Requests:   r.Complete,
+		Start:      r.Start,
+		Tail:       tail,
+		Elapsed:    time.Duration(r.DurationS * float64(time.Second)),
+		ReqPerSec:  r.RequestsPerSec,
+		P50:        us(r.LatencyUS.P50),
+		P99:        us(r.LatencyUS.P99),
+		Handshakes: r.Handshakes,
+		Resumed:    r.Resumed,
 		// Only a run at a rate has a verdict.
 		ClientLimited: r.ClientLimited != nil && *r.ClientLimited,
 	}, nil

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
+	"slices"
 	"time"
 
 	"hellobench/internal/certs"
@@ -89,40 +89,52 @@ func Serves(t targets.Target, m Mode) (bool, string) {
 	return true, ""
 }
 
-// TLSClient runs a TLS mode's client: for HTTP/1.1 on long-lived
-// connections wrk or h2load --h1 (H1; both one thread on OpenSSL, the same
-// library as nginx's), which BenchmarkTLS picks by measurement on the
-// reference nginx; wrk for a new connection per request, since before
-// nghttp2 1.64 a timed h2load run with Connection: close never ends
-// (H2load.Unsupported); h2load for HTTP/2, which wrk does not speak. Neither verifies the server's certificate, so the self-signed
-// one of the run needs no trust.
+// TLSClient runs a TLS mode's client, one of the mode's Candidates:
+// wrk and h2load (--h1 for HTTP/1.1), one thread each on OpenSSL, nginx's
+// own library; or loadgen, whose TLS 1.3 client reuses its key share and
+// does not authenticate the server, so that a handshake costs it less than
+// the server (bench/loadgen/handshake.go). BenchmarkTLS picks among them
+// by measurement on the reference nginx (pickClient). None verifies the
+// server's certificate, so the self-signed one of the run needs no trust.
 type TLSClient struct {
-	Wrk    Wrk
-	H2load H2load
+	Wrk     Wrk
+	H2load  H2load
+	Loadgen Loadgen
 	// Conf12 is an OPENSSL_CONF file: TLS 1.2 with the row's cipher.
 	Conf12 string
-	// H1 is the client of the HTTP/1.1 modes with long-lived connections
-	// (keep-alive, pipelined, TLS 1.2's row): "h2load" (--h1), or wrk.
-	// BenchmarkTLS picks it by measurement (pickH1).
-	H1 string
+	// Pick is the client of the mode run, if it is one of the mode's
+	// Candidates; otherwise the first of them runs.
+	Pick string
 }
 
 func (c TLSClient) Name() string { return "tls" }
 
 // Uses names the client a mode runs on, for the report.
 func (c TLSClient) Uses(m Mode) string {
-	switch {
-	case strings.HasPrefix(string(m), "h2"):
-		return "h2load"
-	case c.H1 == "h2load" && Choosable(m):
-		return "h2load"
+	cs := Candidates(m)
+	if slices.Contains(cs, c.Pick) {
+		return c.Pick
 	}
-	return "wrk"
+	return cs[0]
 }
 
-// Choosable says both clients can run m: a new connection per request is
-// wrk's alone (H2load.Unsupported), HTTP/2 h2load's.
-func Choosable(m Mode) bool { return m == TLSKeepAlive || m == TLSPipeline || m == TLS12 }
+// Candidates lists the clients that can run m, the default first: HTTP/2
+// is h2load's alone (wrk and loadgen speak HTTP/1.1), TLS 1.2 OpenSSL's
+// (loadgen speaks TLS 1.3), and before nghttp2 1.64 a timed h2load run
+// with a new connection per request never ends (H2load.Unsupported).
+func Candidates(m Mode) []string {
+	switch m {
+	case TLSKeepAlive, TLSPipeline:
+		return []string{"wrk", "h2load", "loadgen"}
+	case TLS12:
+		return []string{"wrk", "h2load"}
+	case TLSResumed, TLSFull:
+		return []string{"wrk", "loadgen"}
+	case TLS12Full:
+		return []string{"wrk"}
+	}
+	return []string{"h2load"}
+}
 
 // Run runs l in its TLS mode.
 func (c TLSClient) Run(l Load) (Stats, error) {
@@ -156,10 +168,32 @@ func (c TLSClient) Run(l Load) (Stats, error) {
 	default:
 		return Stats{}, fmt.Errorf("bench: no TLS mode %q", m)
 	}
-	if c.Uses(m) == "h2load" {
+	switch c.Uses(m) {
+	case "h2load":
 		return h.Run(l)
+	case "loadgen":
+		g := c.Loadgen
+		g.Resume = m == TLSResumed
+		st, err := g.Run(l)
+		if err == nil {
+			err = handshakesFit(m, st, l.Connections)
+		}
+		return st, err
 	}
 	return w.Run(l)
+}
+
+// handshakesFit checks that loadgen's handshakes were the mode's: a full
+// one per request in TLSFull, a resumed one in TLSResumed (but for each
+// connection's first).
+func handshakesFit(m Mode, st Stats, conns int) error {
+	switch {
+	case m == TLSFull && (st.Resumed > 0 || st.Handshakes < st.Requests):
+		return fmt.Errorf("bench: %s: loadgen made %d handshakes, %d of them resumed, for %d requests: want a full one each", m, st.Handshakes, st.Resumed, st.Requests)
+	case m == TLSResumed && (st.Handshakes < st.Requests || st.Resumed < st.Handshakes-int64(conns)):
+		return fmt.Errorf("bench: %s: loadgen resumed %d of %d handshakes for %d requests: did the server issue no tickets?", m, st.Resumed, st.Handshakes, st.Requests)
+	}
+	return nil
 }
 
 // TLSConf writes TLSClient's OPENSSL_CONF file into dir, for a

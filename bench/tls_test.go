@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"cmp"
 	"errors"
 	"flag"
 	"fmt"
@@ -15,10 +14,10 @@ import (
 )
 
 var (
-	flagTLSModes = flag.String("tls-modes", "", "comma-separated modes of BenchmarkTLS: "+modeList(TLSModes)+" (default: all)")
-	flagTLSKey   = flag.String("tls-key-type", "ecdsa", "BenchmarkTLS's certificate: ecdsa (P-256) or rsa (2048 bits)")
-	flagTLSH1    = flag.String("tls-h1-client", "auto", "BenchmarkTLS's client of keep-alive, pipelined and TLS 1.2's row: auto (the cheaper that saturates the reference nginx, measured in each mode), wrk or h2load")
-	flagTLS12    = flag.Bool("tls12", false, "BenchmarkTLS also measures keep-alive and full handshakes over TLS 1.2 with ECDHE-ECDSA-AES128-GCM-SHA256 (modes "+string(TLS12)+", "+string(TLS12Full)+")")
+	flagTLSModes  = flag.String("tls-modes", "", "comma-separated modes of BenchmarkTLS: "+modeList(TLSModes)+" (default: all)")
+	flagTLSKey    = flag.String("tls-key-type", "ecdsa", "BenchmarkTLS's certificate: ecdsa (P-256) or rsa (2048 bits)")
+	flagTLSClient = flag.String("tls-client", "auto", "BenchmarkTLS's client, in each mode that has a choice: auto (the cheapest that saturates the reference nginx, measured in each mode), wrk, h2load or loadgen (where the mode can use it)")
+	flagTLS12     = flag.Bool("tls12", false, "BenchmarkTLS also measures keep-alive and full handshakes over TLS 1.2 with ECDHE-ECDSA-AES128-GCM-SHA256 (modes "+string(TLS12)+", "+string(TLS12Full)+")")
 )
 
 // BenchmarkTLS measures what TLS and HTTP/2 cost each server on one core,
@@ -48,7 +47,7 @@ func BenchmarkTLS(b *testing.B) {
 		c.NoTickets = NoTickets(mode)
 		ref := startReference(b, c, client, rl)
 		var why string
-		client.TLSClient, why = pickH1(b, client.TLSClient, ref, mode)
+		client.TLSClient, why = pickClient(b, client.TLSClient, ref, mode)
 		if ref != nil {
 			ref.client = client // its rounds on the chosen client too
 		}
@@ -73,48 +72,54 @@ func BenchmarkTLS(b *testing.B) {
 					b.Logf("client: %s", why)
 				}
 				ceiling(b, c, client, name, Work{}, l, ref)
-				// The report reads the client from the run, 1 for h2load.
+				// The report reads the client from the run.
 				b.ReportMetric(b2f(client.Uses(mode) == "h2load"), "client-h2load")
+				b.ReportMetric(b2f(client.Uses(mode) == "loadgen"), "client-loadgen")
 			})
 		}
 	}
 }
 
-// pickH1 chooses the client of an HTTP/1.1 mode both can run by
-// measurement on the reference nginx over TLS: each runs once, and the
-// one that saturated it at the lower client CPU per request is kept (of
-// two that saturate none, the one that kept it busier), so that a server
-// is measured by the cheapest client that saturates it. Without a
-// reference (-ref=false, no -for), wrk stays.
-func pickH1(b *testing.B, c TLSClient, ref *reference, m Mode) (TLSClient, string) {
+// pickClient chooses the client of a mode that has a choice by
+// measurement on the reference nginx over TLS: each candidate runs once,
+// and the one that saturated it at the lowest client CPU per request is
+// kept (of those that saturate none, the one that kept it busiest), so
+// that a server is measured by the cheapest client that saturates it.
+// Without a reference (-ref=false, no -for), the mode's first stays.
+func pickClient(b *testing.B, c TLSClient, ref *reference, m Mode) (TLSClient, string) {
+	cands := Candidates(m)
+	c.Pick = ""
 	switch {
-	case !Choosable(m):
+	case *flagTLSClient != "auto" && !slices.Contains([]string{"wrk", "h2load", "loadgen"}, *flagTLSClient):
+		b.Fatalf("-tls-client: %q is none of auto, wrk, h2load, loadgen", *flagTLSClient)
+	case len(cands) == 1:
 		return c, ""
-	case *flagTLSH1 == "wrk" || *flagTLSH1 == "h2load":
-		c.H1 = *flagTLSH1
-		return c, c.H1 + ", as -tls-h1-client says"
-	case *flagTLSH1 != "auto":
-		b.Fatalf("-tls-h1-client: %q is none of auto, wrk, h2load", *flagTLSH1)
+	case *flagTLSClient != "auto":
+		if !slices.Contains(cands, *flagTLSClient) {
+			return c, fmt.Sprintf("%s: %s cannot run %s", cands[0], *flagTLSClient, m)
+		}
+		c.Pick = *flagTLSClient
+		return c, c.Pick + ", as -tls-client says"
 	case ref == nil:
-		return c, "wrk: no reference to choose on"
+		return c, cands[0] + ": no reference to choose on"
 	}
 	var best Result
 	var tried []string
-	for _, h1 := range []string{"wrk", "h2load"} {
+	for _, name := range cands {
 		try := c
-		try.H1 = h1
+		try.Pick = name
 		r, err := Measure(ref.s, try, ref.load)
 		if err != nil {
-			b.Logf("client choice: %s on the reference: %v", h1, err)
+			b.Logf("client choice: %s on the reference: %v", name, err)
 			continue
 		}
-		tried = append(tried, fmt.Sprintf("%s kept it %.0f %% busy at %.2f client µs/req", h1, r.Busy(), r.ClientCPUPerRequest()))
+		tried = append(tried, fmt.Sprintf("%s kept it %.0f %% busy at %.2f client µs/req", name, r.Busy(), r.ClientCPUPerRequest()))
 		sat, bestSat := r.Busy() >= SaturatedCeiling, best.Busy() >= SaturatedCeiling
 		if best.Requests == 0 || sat && !bestSat || sat == bestSat && (sat && r.ClientCPUPerRequest() < best.ClientCPUPerRequest() || !sat && r.Busy() > best.Busy()) {
-			best, c.H1 = r, h1
+			best, c.Pick = r, name
 		}
 	}
-	return c, fmt.Sprintf("%s, chosen on the reference nginx (%s)", cmp.Or(c.H1, "wrk"), strings.Join(tried, "; "))
+	return c, fmt.Sprintf("%s, chosen on the reference nginx (%s)", c.Uses(m), strings.Join(tried, "; "))
 }
 
 // tlsServers are BenchmarkTLS's targets: the servers (those without TLS
@@ -136,8 +141,8 @@ type tlsRun struct {
 
 // tlsClient writes the run's certificate and the clients' OpenSSL
 // configurations into a directory every server's user can read (lighttpd
-// reads the key as nobody), and finds wrk and h2load; a missing one skips
-// the benchmark.
+// reads the key as nobody), and finds wrk, h2load and loadgen; a missing
+// one skips the benchmark.
 func tlsClient(b *testing.B, cfg Config) tlsRun {
 	kind := certs.ECDSA
 	switch *flagTLSKey {
@@ -163,6 +168,10 @@ func tlsClient(b *testing.B, cfg Config) tlsRun {
 	if err != nil {
 		b.Fatal(err)
 	}
+	lg, err := cfg.Binary("loadgen")
+	if err != nil {
+		b.Skip(err)
+	}
 	var bins [2]string
 	for i, name := range []string{"wrk", "h2load"} {
 		bin, why, err := clientSpec(name).find(cfg)
@@ -175,9 +184,10 @@ func tlsClient(b *testing.B, cfg Config) tlsRun {
 		bins[i] = bin
 	}
 	return tlsRun{TLSClient{
-		Wrk:    Wrk{Bin: bins[0], CPUs: cfg.ClientCPUs},
-		H2load: H2load{Bin: bins[1], CPUs: cfg.ClientCPUs},
-		Conf12: conf12,
+		Wrk:     Wrk{Bin: bins[0], CPUs: cfg.ClientCPUs},
+		H2load:  H2load{Bin: bins[1], CPUs: cfg.ClientCPUs},
+		Loadgen: Loadgen{Bin: lg, CPUs: cfg.ClientCPUs},
+		Conf12:  conf12,
 	}, pair, kind}
 }
 

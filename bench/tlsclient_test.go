@@ -15,12 +15,12 @@ import (
 )
 
 // TestTLSClientHandshakes checks, against a crypto/tls server that counts
-// its handshakes, what each TLS mode's client does with a new connection
-// per request: tls-resumed resumes (wrk keeps its session), tls-full makes
-// full TLS 1.3 handshakes with a server that issues no tickets, as
-// BenchmarkTLS starts the servers for it, tls12-full full TLS 1.2 ones, and
-// tls-keepalive makes one per connection. It needs wrk; without it, it
-// skips.
+// its handshakes, what each TLS mode's clients do with a new connection
+// per request: tls-resumed resumes (wrk keeps its session, loadgen runs
+// with -resume), tls-full makes full TLS 1.3 handshakes with a server that
+// issues no tickets, as BenchmarkTLS starts the servers for it, tls12-full
+// full TLS 1.2 ones, and tls-keepalive makes one per connection. It needs
+// wrk; without it, it skips.
 func TestTLSClientHandshakes(t *testing.T) {
 	wrk, err := exec.LookPath("wrk")
 	if err != nil {
@@ -39,18 +39,33 @@ func TestTLSClientHandshakes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := TLSClient{Wrk: Wrk{Bin: wrk}, Conf12: conf12}
+	lg, err := realConfig(t).Binary("loadgen")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resumes := func(f, r, n int64) bool { return f <= 4 && r >= n-4 }
+	fulls := func(f, r, n int64) bool { return r == 0 && f >= n }
+	perConn := func(f, r, n int64) bool { return f+r <= 4 }
 	for _, tc := range []struct {
 		mode       Mode
+		client     string
 		version    uint16
 		check      func(full, resumed, requests int64) bool
 		wantDetail string
 	}{
-		{TLSResumed, tls.VersionTLS13, func(f, r, n int64) bool { return f <= 4 && r >= n-4 }, "a full handshake per connection at most, the rest resumed"},
-		{TLSFull, tls.VersionTLS13, func(f, r, n int64) bool { return r == 0 && f >= n }, "every handshake full"},
-		{TLS12Full, tls.VersionTLS12, func(f, r, n int64) bool { return r == 0 && f >= n }, "every handshake full"},
-		{TLSKeepAlive, tls.VersionTLS13, func(f, r, n int64) bool { return f+r <= 4 }, "a handshake per connection"},
+		{TLSResumed, "wrk", tls.VersionTLS13, resumes, "a full handshake per connection at most, the rest resumed"},
+		{TLSResumed, "loadgen", tls.VersionTLS13, resumes, "a full handshake per connection at most, the rest resumed"},
+		{TLSFull, "wrk", tls.VersionTLS13, fulls, "every handshake full"},
+		{TLSFull, "loadgen", tls.VersionTLS13, fulls, "every handshake full"},
+		{TLS12Full, "wrk", tls.VersionTLS12, fulls, "every handshake full"},
+		{TLSKeepAlive, "wrk", tls.VersionTLS13, perConn, "a handshake per connection"},
+		{TLSKeepAlive, "loadgen", tls.VersionTLS13, perConn, "a handshake per connection"},
+		{TLSPipeline, "loadgen", tls.VersionTLS13, perConn, "a handshake per connection"},
 	} {
+		c := TLSClient{Wrk: Wrk{Bin: wrk}, Loadgen: Loadgen{Bin: lg}, Conf12: conf12, Pick: tc.client}
+		if got := c.Uses(tc.mode); got != tc.client {
+			t.Fatalf("%s: runs on %s, want %s", tc.mode, got, tc.client)
+		}
 		var full, resumed, other atomic.Int64
 		srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("hello")) }))
 		srv.TLS = &tls.Config{
@@ -75,10 +90,10 @@ func TestTLSClientHandshakes(t *testing.T) {
 		st, err := c.Run(Load{URL: srv.URL + "/", Mode: tc.mode, Connections: 2, Duration: time.Second})
 		srv.Close()
 		if err != nil {
-			t.Fatalf("%s: %v", tc.mode, err)
+			t.Fatalf("%s on %s: %v", tc.mode, tc.client, err)
 		}
 		if f, r, o := full.Load(), resumed.Load(), other.Load(); o != 0 || !tc.check(f, r, st.Requests) {
-			t.Errorf("%s: %d full and %d resumed handshakes in %s, %d in another version, for %d requests on 2 connections; want %s", tc.mode, f, r, tls.VersionName(tc.version), o, st.Requests, tc.wantDetail)
+			t.Errorf("%s on %s: %d full and %d resumed handshakes in %s, %d in another version, for %d requests on 2 connections; want %s", tc.mode, tc.client, f, r, tls.VersionName(tc.version), o, st.Requests, tc.wantDetail)
 		}
 	}
 }
@@ -107,5 +122,27 @@ func TestServes(t *testing.T) {
 	}
 	if RefMode(H2CMany) != TLSH2Many || RefMode(TLSFull) != TLSFull {
 		t.Error("RefMode: h2c's reference is nginx's HTTP/2 over TLS, the rest the mode itself")
+	}
+}
+
+// TestHandshakesFit checks the rule that rejects a loadgen run whose
+// handshakes were not its mode's, with 50 connections.
+func TestHandshakesFit(t *testing.T) {
+	for _, tc := range []struct {
+		mode Mode
+		st   Stats
+		ok   bool
+	}{
+		{TLSFull, Stats{Requests: 100, Handshakes: 102}, true},
+		{TLSFull, Stats{Requests: 100, Handshakes: 102, Resumed: 1}, false},
+		{TLSFull, Stats{Requests: 100, Handshakes: 50}, false},
+		{TLSResumed, Stats{Requests: 100, Handshakes: 102, Resumed: 52}, true},
+		{TLSResumed, Stats{Requests: 100, Handshakes: 102, Resumed: 51}, false},
+		{TLSResumed, Stats{Requests: 100, Handshakes: 60, Resumed: 60}, false},
+		{TLSKeepAlive, Stats{Requests: 100, Handshakes: 50}, true},
+	} {
+		if err := handshakesFit(tc.mode, tc.st, 50); (err == nil) != tc.ok {
+			t.Errorf("%s %+v: error %v, want ok %v", tc.mode, tc.st, err, tc.ok)
+		}
 	}
 }

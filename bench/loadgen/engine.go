@@ -53,22 +53,43 @@ type engine interface {
 	shutdown()
 }
 
+// A handler takes an engine's outcomes: the loop, or the TLS layer
+// (tls.go), which takes a socket's outcomes and hands the loop those of the
+// connection inside it, as wrk's TLS sockets sit under its one loop.
+type handler interface {
+	established(c *conn, now time.Duration)
+	connectFailed(c *conn, err error, now time.Duration)
+	received(c *conn, b []byte, now time.Duration) bool
+	sent(c *conn, now time.Duration)
+	lost(c *conn, err error, now time.Duration)
+}
+
 // newEngine makes l's engine: io_uring unless epoll was chosen, falling
 // back to epoll when io_uring was only preferred and the kernel lacks it.
 // It runs on l's own thread (an io_uring ring accepts submissions only from
 // the thread that made it).
 func newEngine(l *loop) (engine, error) {
 	if l.engine != EngineEpoll {
-		e, err := newURing(l)
+		u, err := newURing(l)
 		if err == nil {
-			return e, nil
+			if l.t.tls {
+				return newTLS(l, u, &u.h)
+			}
+			return u, nil
 		}
 		if l.cfg.Engine == EngineURing {
 			return nil, err
 		}
 		l.engine = EngineEpoll
 	}
-	return newEpoll(l)
+	e, err := newEpoll(l)
+	if err != nil {
+		return nil, err
+	}
+	if l.t.tls {
+		return newTLS(l, e, &e.h)
+	}
+	return e, nil
 }
 
 // socket opens a non-blocking TCP socket for the target.

@@ -19,6 +19,7 @@ const readSize = 256 << 10
 // request costs no epoll_ctl: a write, a read and a share of an epoll_wait.
 type epoll struct {
 	l      *loop
+	h      handler // the loop, or the TLS layer over this engine
 	fd     int
 	sa     unix.Sockaddr // the loop's own copy: Connect writes into it
 	events []unix.EpollEvent
@@ -41,6 +42,7 @@ func newEpoll(l *loop) (*epoll, error) {
 	}
 	e := &epoll{
 		l:      l,
+		h:      l,
 		fd:     fd,
 		events: make([]unix.EpollEvent, len(l.conns)+1),
 		buf:    make([]byte, readSize),
@@ -139,7 +141,7 @@ func (e *epoll) event(c *conn, ev uint32, now time.Duration) {
 			} else if err == nil {
 				err = unix.ECONNREFUSED
 			}
-			e.l.connectFailed(c, os.NewSyscallError("connect", err), now)
+			e.h.connectFailed(c, os.NewSyscallError("connect", err), now)
 			return
 		}
 		if ev&unix.EPOLLOUT == 0 {
@@ -147,7 +149,7 @@ func (e *epoll) event(c *conn, ev uint32, now time.Duration) {
 		}
 		s.connecting = false
 		gen := c.gen
-		e.l.established(c, now)
+		e.h.established(c, now)
 		if c.gen != gen || c.state != open {
 			return
 		}
@@ -171,7 +173,7 @@ func (e *epoll) read(c *conn, hup bool, now time.Duration) {
 		n, errno := rawRead(c.fd, e.buf)
 		switch {
 		case n > 0:
-			if !e.l.received(c, e.buf[:n], e.l.now()) {
+			if !e.h.received(c, e.buf[:n], e.l.now()) {
 				return
 			}
 			if n < len(e.buf) && !hup {
@@ -180,13 +182,13 @@ func (e *epoll) read(c *conn, hup bool, now time.Duration) {
 				return
 			}
 		case n == 0:
-			e.l.lost(c, nil, now)
+			e.h.lost(c, nil, now)
 			return
 		case errno == unix.EINTR:
 		case errno == unix.EAGAIN:
 			return
 		default:
-			e.l.lost(c, os.NewSyscallError("read", errno), now)
+			e.h.lost(c, os.NewSyscallError("read", errno), now)
 			return
 		}
 	}
@@ -201,12 +203,12 @@ func (e *epoll) flush(c *conn, now time.Duration) {
 	}
 	if errno != 0 {
 		s.out = nil
-		e.l.lost(c, os.NewSyscallError("write", errno), now)
+		e.h.lost(c, os.NewSyscallError("write", errno), now)
 		return
 	}
 	if s.out = s.out[n:]; len(s.out) == 0 {
 		s.out = nil
-		e.l.sent(c, now)
+		e.h.sent(c, now)
 	}
 }
 

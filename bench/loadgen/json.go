@@ -34,6 +34,9 @@ type JSONResult struct {
 	Status              map[string]int64 `json:"status"`
 	KeepAliveRequests   int64            `json:"keepalive_requests"`
 	Connections         int64            `json:"connections"`
+	TLS                 string           `json:"tls,omitempty"`            // Result.TLS
+	Handshakes          int64            `json:"tls_handshakes,omitempty"` // Result.Handshakes
+	Resumed             int64            `json:"tls_resumed,omitempty"`    // Result.Resumed
 	TotalBytes          int64            `json:"total_bytes"`
 	HTMLBytes           int64            `json:"html_bytes"`
 	RequestsPerSec      float64          `json:"requests_per_sec"`
@@ -148,6 +151,9 @@ func jsonOne(r *Result) *JSONResult {
 		Status:              map[string]int64{},
 		KeepAliveRequests:   r.KeepAliveRequests,
 		Connections:         r.Connections,
+		TLS:                 r.TLS,
+		Handshakes:          r.Handshakes,
+		Resumed:             r.Resumed,
 		TotalBytes:          r.TotalBytes,
 		HTMLBytes:           r.HTMLBytes,
 		RequestsPerSec:      r.RequestsPerSec(),

@@ -45,6 +45,9 @@ func writeReport(w io.Writer, r *Result, ms bool) error {
 	p("Server Software:        %s\n", r.ServerSoftware)
 	p("Server Hostname:        %s\n", r.Host)
 	p("Server Port:            %d\n", r.Port)
+	if r.TLS != "" {
+		p("SSL/TLS Protocol:       %s\n", r.TLS) // as ab prints it
+	}
 	p("\n")
 	p("Document Path:          %s\n", r.Path)
 	if r.AnyLength {
@@ -76,6 +79,9 @@ func writeReport(w io.Writer, r *Result, ms bool) error {
 	}
 	if r.KeepAlive {
 		p("Keep-Alive requests:    %d\n", r.KeepAliveRequests)
+	}
+	if r.TLS != "" {
+		p("TLS handshakes:         %d (%d resumed)\n", r.Handshakes, r.Resumed)
 	}
 	p("Total transferred:      %d bytes\n", r.TotalBytes)
 	p("HTML transferred:       %d bytes\n", r.HTMLBytes)

@@ -39,9 +39,12 @@ type Result struct {
 	Non2xx            int64
 	Status            map[int]int64 // by status code; 0 for an out-of-range code
 	KeepAliveRequests int64
-	Connections       int64 // connections opened
-	TotalBytes        int64 // response bytes, headers included
-	HTMLBytes         int64 // response body bytes
+	Connections       int64  // connections opened
+	TLS               string // what an https:// run spoke (TLSProtocol); "" for http://
+	Handshakes        int64  // TLS handshakes completed
+	Resumed           int64  // of which resumed a session (Config.Resume)
+	TotalBytes        int64  // response bytes, headers included
+	HTMLBytes         int64  // response body bytes
 
 	// Aborted is the socket error that ended the run early, with
 	// Config.StopOnReceiveError; nil otherwise.
@@ -125,16 +128,17 @@ type stats struct {
 	total, connect, processing, waiting *hdrhistogram.Histogram
 	late                                *hdrhistogram.Histogram // send lateness, with a rate; else nil
 
-	status    [600]int64 // by status code; others in status[0]
-	complete  int64
-	failures  Failures
-	non2xx    int64
-	keepAlive int64 // responses after which the connection stayed open
-	conns     int64 // connections opened
-	bytes     int64 // all response bytes, headers included
-	html      int64 // response body bytes
-	server    string
-	last      time.Duration // when the last request was counted, from the run's start
+	status              [600]int64 // by status code; others in status[0]
+	complete            int64
+	failures            Failures
+	non2xx              int64
+	keepAlive           int64 // responses after which the connection stayed open
+	conns               int64 // connections opened
+	handshakes, resumed int64 // TLS handshakes done, and resumed
+	bytes               int64 // all response bytes, headers included
+	html                int64 // response body bytes
+	server              string
+	last                time.Duration // when the last request was counted, from the run's start
 }
 
 // newStats returns empty stats, with a send lateness histogram if paced.
@@ -185,6 +189,8 @@ func (r *Result) add(s *stats) {
 	r.Non2xx += s.non2xx
 	r.KeepAliveRequests += s.keepAlive
 	r.Connections += s.conns
+	r.Handshakes += s.handshakes
+	r.Resumed += s.resumed
 	r.TotalBytes += s.bytes
 	r.HTMLBytes += s.html
 	if r.ServerSoftware == "" {

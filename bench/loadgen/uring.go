@@ -49,6 +49,7 @@ const (
 // and the loop's next receive then posts it again.
 type uringEngine struct {
 	l     *loop
+	h     handler // the loop, or the TLS layer over this engine
 	r     *uring.Ring
 	sa    rawSockaddr // the target, for connect
 	socks []usock     // by connection
@@ -88,6 +89,7 @@ func newURing(l *loop) (*uringEngine, error) {
 	}
 	return &uringEngine{
 		l:     l,
+		h:     l,
 		r:     r,
 		sa:    newRawSockaddr(l.t.sa),
 		socks: make([]usock, n),
@@ -252,18 +254,18 @@ func (u *uringEngine) complete(q uring.CQE, now time.Duration) {
 		u.slow--
 		if u.current(c, x) {
 			if q.Res < 0 {
-				u.l.connectFailed(c, os.NewSyscallError("connect", unix.Errno(-q.Res)), now)
+				u.h.connectFailed(c, os.NewSyscallError("connect", unix.Errno(-q.Res)), now)
 				return
 			}
-			u.l.established(c, now)
+			u.h.established(c, now)
 		}
 	case uring.OpSend:
 		if u.current(c, x) {
 			if err := sendResult(q.Res, u.socks[idx].sendLen); err != nil {
-				u.l.lost(c, err, now)
+				u.h.lost(c, err, now)
 				return
 			}
-			u.l.sent(c, now)
+			u.h.sent(c, now)
 		}
 	}
 	// A cancel's or close's: nothing to do.
@@ -299,7 +301,7 @@ func (u *uringEngine) recvDone(c *conn, q uring.CQE, gen uint32, now time.Durati
 	if q.Flags&uring.CQEBuffer != 0 {
 		bid := uint16(q.Flags >> uring.CQEBufferShift)
 		if current && q.Res > 0 {
-			u.l.received(c, u.bufs.Buf(bid)[:q.Res], now)
+			u.h.received(c, u.bufs.Buf(bid)[:q.Res], now)
 		}
 		u.bufs.Put(bid) // the loop has parsed the bytes: the buffer is free
 		return
@@ -307,13 +309,13 @@ func (u *uringEngine) recvDone(c *conn, q uring.CQE, gen uint32, now time.Durati
 	switch {
 	case !current:
 	case q.Res == 0:
-		u.l.lost(c, nil, now)
+		u.h.lost(c, nil, now)
 	case q.Res == -int32(unix.ENOBUFS):
 		// Every buffer was in use: the receive ended, and resumes
 		// with the buffers this wait returns.
 		u.receive(c)
 	case q.Res < 0:
-		u.l.lost(c, os.NewSyscallError("recv", unix.Errno(-q.Res)), now)
+		u.h.lost(c, os.NewSyscallError("recv", unix.Errno(-q.Res)), now)
 	}
 }
 

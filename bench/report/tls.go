@@ -83,13 +83,16 @@ func buildTLS(all map[string]Samples, sections map[string]Section, ceilings []Po
 		}
 		mode := f[len(f)-1]
 		p := ceilingPoint(strings.Join(f[:len(f)-1], "/"), mode, conns, s, usual[mode])
-		// The client the run reported (client-h2load: 1 for h2load, the
-		// pick of the HTTP/1.1 modes), else the one the mode always runs on.
+		// The client the run reported (client-h2load, client-loadgen: 1
+		// for the one picked), else the mode's first.
 		c := bench.TLSClient{}.Uses(bench.Mode(strings.TrimSuffix(mode, bench.RSASuffix)))
 		if h := s["client-h2load"]; len(h) > 0 {
 			c = "wrk"
 			if figureOf(h).Median > 0.5 {
 				c = "h2load"
+			}
+			if g := s["client-loadgen"]; len(g) > 0 && figureOf(g).Median > 0.5 {
+				c = "loadgen"
 			}
 		}
 		clients[p.Server+"/"+p.Mode] = c

@@ -73,7 +73,8 @@ func TestPlainMode(t *testing.T) {
 }
 
 // TestTLSClient checks that a row names the client its runs reported
-// (client-h2load), and the mode's own where they reported none.
+// (client-h2load, client-loadgen), and the mode's own where they reported
+// none.
 func TestTLSClient(t *testing.T) {
 	rep := tlsParsed(t)
 	if c := findTLS(t, rep, "nethttp", "tls-pipeline").Client; c != "h2load" {
@@ -81,5 +82,8 @@ func TestTLSClient(t *testing.T) {
 	}
 	if c := findTLS(t, rep, "nethttp", "tls-full").Client; c != "wrk" {
 		t.Errorf("full handshakes: client %q, want wrk", c)
+	}
+	if c := findTLS(t, rep, "nethttp", "tls-resumed").Client; c != "loadgen" {
+		t.Errorf("resumed handshakes, reported on loadgen: client %q", c)
 	}
 }

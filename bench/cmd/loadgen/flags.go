@@ -17,7 +17,7 @@ import (
 type flags struct {
 	n, c, pipeline, repeat int
 	k, i, l, r, q, json    bool
-	spin                   bool
+	spin, resume           bool
 	t, s, rate             float64
 	m, d, warmup, units    string
 	engine, out, startAt   string
@@ -51,6 +51,7 @@ func newFlagSet(f *flags) *flag.FlagSet {
 	fs.BoolVar(&f.spin, "spin", false, "with -rate, poll instead of sleeping until a request is due: no late wake-ups, at the cost of the whole client core")
 	fs.StringVar(&f.warmup, "warmup", "", "run first and not recorded: a duration (2s) or a number of requests")
 	fs.IntVar(&f.repeat, "repeat", 1, "runs; prints the median run by requests per second and the spread")
+	fs.BoolVar(&f.resume, "resume", false, "with https://, resume each connection's last TLS session (a ticket) on its next: resumed handshakes; default full ones")
 	fs.BoolVar(&f.json, "json", false, "print one JSON object instead of the report (and no progress)")
 	fs.StringVar(&f.units, "units", "µs", "report times in µs, or ms: ab's own units and format")
 	fs.StringVar(&f.engine, "engine", "", "I/O engine, io_uring or epoll (default: io_uring from 16 connections, when the kernel has it)")
@@ -98,6 +99,7 @@ func (f flags) check(now time.Time) (*options, error) {
 		Pipeline:           f.pipeline,
 		Rate:               f.rate,
 		Spin:               f.spin,
+		Resume:             f.resume,
 		Method:             f.m,
 		Headers:            f.headers,
 		Engine:             f.engine,

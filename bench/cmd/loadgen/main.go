@@ -52,7 +52,7 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-const usageLine = "usage: loadgen [options] http://host[:port]/path (loadgen -h lists the options)"
+const usageLine = "usage: loadgen [options] http[s]://host[:port]/path (loadgen -h lists the options)"
 
 // help follows the options in -h: what each field of the report means, and
 // the exit status.
