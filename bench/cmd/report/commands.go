@@ -227,7 +227,7 @@ func scaleCommands(rounds, n int, cores string) [][]string {
 func tlsCommands(quick bool, blocks int, each time.Duration) [][]string {
 	if quick {
 		return [][]string{goTest("-bench", "^BenchmarkTLS$", "-benchtime", "1x", "-timeout", "0", "./bench", "-args",
-			"-servers", "nethttp", "-tls-modes", "tls-keepalive,h2-16", "-warmup", "2000", "-for", "200ms", "-block", "0")}
+			"-servers", "nethttp", "-tls-modes", "tls-keepalive,tls-resumed,h2-16", "-warmup", "2000", "-for", "200ms", "-block", "0")}
 	}
 	var cmds [][]string
 	for k := range blocks {

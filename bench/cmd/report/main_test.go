@@ -73,7 +73,7 @@ func TestTLSCommands(t *testing.T) {
 		}
 	}
 	quick := tlsCommands(true, 1, time.Second)
-	if len(quick) != 1 || !strings.Contains(strings.Join(quick[0], " "), "-tls-modes tls-keepalive,h2-16 -warmup 2000 -for 200ms -block 0") {
+	if len(quick) != 1 || !strings.Contains(strings.Join(quick[0], " "), "-tls-modes tls-keepalive,tls-resumed,h2-16 -warmup 2000 -for 200ms -block 0") {
 		t.Errorf("quick: %q", quick)
 	}
 }

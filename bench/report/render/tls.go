@@ -78,13 +78,15 @@ func TLSCosts(rep report.Report) string {
 }
 
 // tlsClients says which client each mode runs on, and why.
-const tlsClients = "Keep-alive, pipelined and TLS 1.2's row run on the client, wrk or h2load --h1 (each one thread on OpenSSL, nginx's TLS library), " +
-	"that saturated the reference nginx at the lower client CPU per request when both were tried on it in the block (the row names the one most of its blocks used). " +
-	"A new connection per request runs on wrk, which keeps its TLS session across reconnections, so a new connection per request resumes; " +
-	"for a full handshake per request the servers (nginx too) are started without session tickets, since no installed client makes full TLS 1.3 handshakes on demand. h2load, the one installed client that speaks HTTP/2, drives HTTP/2 and h2c. " +
+const tlsClients = "A mode that more than one client can run picks its client in each block by measurement on the reference nginx: each candidate runs once, " +
+	"and the one that saturated nginx at the lowest client CPU per request drives the block (a row names the client most of its blocks used). " +
+	"The candidates are wrk and h2load --h1, one thread each on OpenSSL (nginx's TLS library), and loadgen, whose own TLS 1.3 client reuses one key share per loop and does not authenticate the server: " +
+	"a handshake costs it one X25519 operation and no signature check, while the server makes its own key share, derives the secret and signs, as for any client. " +
+	"TLS 1.2's rows run on wrk or h2load (loadgen speaks TLS 1.3 only), HTTP/2 and h2c on h2load, the one installed client that speaks HTTP/2. " +
+	"A resumed handshake per request offers the session the connection before it got (wrk keeps it across reconnections, loadgen with -resume); " +
+	"for a full handshake per request the servers (nginx too) are started without session tickets, so no client has a session to offer. " +
 	"A row whose server was never saturated because the client's core was says client-bound and gives no ceiling: its CPU per request is what the server spent at the rate the client reached (its busy share), not its ceiling. " +
-	"wrk waits out the server's half of each handshake by polling (the new socket stays registered for writable, which it always is), so its core is full whenever a handshake is in flight and its CPU per request there is not its cost: " +
-	"with an ECDSA certificate every server stops at about the same rate, wrk's, below saturation; with RSA-2048, whose signature is dear to make, the servers saturate."
+	"wrk waits out the server's half of each handshake by polling (the new socket stays registered for writable, which it always is), so its CPU per handshake is not its cost, and with an ECDSA certificate it cannot saturate a server."
 
 // title is a mode's heading.
 func title(mode string) string {
