@@ -41,7 +41,7 @@ FUZZTIME ?= 30s
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
 .DEFAULT_GOAL := help
-.PHONY: help servers build $(addprefix bin/,$(TOOLS)) deps test vet fuzz robust soak bench bench-again bench-quick bench-sweep bench-scale bench-work bench-latency bench-latency-again bench-load bench-load-again bench-readiness bench-tls compare-gnet compare-fcgi compare-clients compare-guards FORCE
+.PHONY: help servers build $(addprefix bin/,$(TOOLS)) deps test vet fuzz robust soak bench bench-again bench-quick bench-sweep bench-scale bench-work bench-latency bench-latency-again bench-load bench-load-again bench-readiness bench-tls bench-tls-again compare-gnet compare-fcgi compare-clients compare-guards FORCE
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_%-]+:.*## / {printf "  %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -129,6 +129,11 @@ bench-readiness: build deps ## what the floors on epoll and io_uring, gnet and n
 
 bench-tls: build deps ## what TLS and HTTP/2 cost each server beside nginx over TLS: keep-alive, pipelined, resumed and full handshakes (ECDSA and RSA), TLS 1.2's keep-alive and full handshake, HTTP/2 over TLS and h2c at 1 and 16 streams (12 blocks); results/, bench/COSTS.md
 	bin/report $(RUNFLAGS) -tls -docs -out results
+
+bench-tls-again: build deps ## make bench-tls twice more, separately (6 blocks each, about 40 minutes each); results/tls-agreement.md
+	bin/report $(RUNFLAGS) -tls -tls-blocks 6 -out results/again/tls-2
+	bin/report $(RUNFLAGS) -tls -tls-blocks 6 -out results/again/tls-3
+	bin/report -agree-tls results,results/again/tls-2,results/again/tls-3 | tee results/tls-agreement.md
 
 bench-load-again: build deps ## make bench-load twice more, separately; results/load-agreement.md
 	bin/report $(RUNFLAGS) -load -ceilings-from results/bench.txt -out results/again/load-2

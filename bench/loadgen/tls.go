@@ -99,56 +99,68 @@ func (t *tlsEngine) lost(c *conn, err error, now time.Duration) {
 // when c's socket was closed since.
 func (t *tlsEngine) received(c *conn, b []byte, now time.Duration) bool {
 	s := &t.conns[c.idx]
-	gen := c.gen
 	s.in = append(s.in, b...)
 	for {
 		rec, err := s.record()
 		if err == nil && rec == nil {
 			break
 		}
-		var typ byte
-		var p []byte
+		alive := false
 		if err == nil {
-			typ, p, err = s.unprotect(rec)
-		}
-		if err == nil {
-			switch typ {
-			case recData:
-				if s.state != tlsOpen {
-					err = errors.New("application data during the handshake")
-				} else if len(p) > 0 && !t.l.received(c, p, now) {
-					return false
-				}
-			case recHandshake:
-				var done bool
-				if done, err = s.handshake(t.cl, p); done {
-					t.open(c, now)
-					if c.gen != gen || c.state == closed {
-						return false
-					}
-				}
-			case recAlert:
-				if err = alert(p); err == nil && s.state == tlsOpen {
-					t.l.lost(c, nil, now) // close_notify: the end of the stream
-					return false
-				} else if err == nil {
-					err = errors.New("close_notify during the handshake")
-				}
-			case recCCS:
-				if s.state == tlsOpen || len(p) != 1 || p[0] != 1 {
-					err = errors.New("unexpected ChangeCipherSpec")
-				}
-			default:
-				err = fmt.Errorf("record of type %d", typ)
+			var typ byte
+			var p []byte
+			if typ, p, err = s.unprotect(rec); err == nil {
+				alive, err = t.handle(c, typ, p, now)
 			}
 		}
 		if err != nil {
 			t.fail(c, err, now)
 			return false
 		}
+		if !alive {
+			return false
+		}
 	}
 	s.compact()
 	return true
+}
+
+// handle handles one record's content p of type typ. alive reports that
+// c's socket is still open.
+func (t *tlsEngine) handle(c *conn, typ byte, p []byte, now time.Duration) (alive bool, err error) {
+	s := &t.conns[c.idx]
+	gen := c.gen
+	switch typ {
+	case recData:
+		if s.state != tlsOpen {
+			return false, errors.New("application data during the handshake")
+		}
+		return len(p) == 0 || t.l.received(c, p, now), nil
+	case recHandshake:
+		done, err := s.handshake(t.cl, p)
+		if err != nil {
+			return false, err
+		}
+		if done {
+			t.open(c, now)
+		}
+		return c.gen == gen && c.state != closed, nil
+	case recAlert:
+		if err := alert(p); err != nil {
+			return false, err
+		}
+		if s.state != tlsOpen {
+			return false, errors.New("close_notify during the handshake")
+		}
+		t.l.lost(c, nil, now) // close_notify: the end of the stream
+		return false, nil
+	case recCCS:
+		if s.state == tlsOpen || len(p) != 1 || p[0] != 1 {
+			return false, errors.New("unexpected ChangeCipherSpec")
+		}
+		return true, nil
+	}
+	return false, fmt.Errorf("record of type %d", typ)
 }
 
 // open tells the loop c is established, once the ClientHello's send is

@@ -98,6 +98,7 @@ func main() {
 	docs := flag.Bool("docs", false, "also write the generated sections of README.md, docs/ and bench/COSTS.md")
 	agreeDirs := flag.String("agree", "", "compare the ceilings of several runs' output `directories` (comma-separated) and print the comparison; nothing is run")
 	agreeLoadDirs := flag.String("agree-load", "", "compare make bench-load's figures in several runs' output `directories` (comma-separated) and print it; nothing is run")
+	agreeTLSDirs := flag.String("agree-tls", "", "compare make bench-tls's ratios to nginx over TLS and handshake costs in several runs' output `directories` (comma-separated) and print them; nothing is run")
 	agreeLatencyDirs := flag.String("agree-latency", "", "compare make bench-latency's p99 at the common rate in several runs' output `directories` (comma-separated) and print it; nothing is run")
 	force := flag.Bool("force", false, "run even when another process is busy on the pinned CPUs (the report says so)")
 	flag.Parse()
@@ -112,6 +113,10 @@ func main() {
 	}
 	if *agreeLoadDirs != "" {
 		printed(render.AgreeLoad(strings.Split(*agreeLoadDirs, ",")))
+		return
+	}
+	if *agreeTLSDirs != "" {
+		printed(render.AgreeTLS(strings.Split(*agreeTLSDirs, ",")))
 		return
 	}
 	if *agreeLatencyDirs != "" {

@@ -57,3 +57,48 @@ func TestAgree(t *testing.T) {
 		t.Error("agree without a results.json: no error")
 	}
 }
+
+// TestAgreeTLS checks the TLS rows of separate invocations side by side:
+// the ratio to nginx with its client and half-width, the reference nginx
+// left out of the ratios, and the handshake costs of nethttp and nginx.
+func TestAgreeTLS(t *testing.T) {
+	var dirs []string
+	for i, vs := range []float64{1.48, 1.52} {
+		rep := report.Report{Sections: map[string]report.Section{"tls": {Date: "2026-12-05 10:00 UTC", Rounds: 6}}}
+		ratio := &report.Figure{Spread: bench.Spread{Median: vs, Lo: vs - 0.03, Hi: vs + 0.06, N: 6}}
+		cpu := report.Figure{Spread: bench.Spread{Median: 160 + float64(i)*10, Lo: 150, Hi: 180, N: 6}}
+		rep.TLS = []report.TLSRow{
+			{Point: report.Point{Server: "nethttp", Mode: "tls-keepalive", CPUVsNginx: ratio}, Client: "loadgen"},
+			{Point: report.Point{Server: "nginx", Mode: "tls-keepalive", CPUVsNginx: &report.Figure{Spread: bench.Spread{Median: 1, Lo: 1, Hi: 1, N: 6}}}, Client: "loadgen"},
+			{Point: report.Point{Server: "nethttp", Mode: "tls-full", CPU: cpu, CPUVsNginx: ratio, Label: "client-bound"}, Client: "wrk"},
+			{Point: report.Point{Server: "gin", Mode: "tls-full", CPU: cpu}, Client: "wrk"},
+		}
+		dir := t.TempDir()
+		b, err := json.Marshal(rep)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "results.json"), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		dirs = append(dirs, dir)
+	}
+	got, err := AgreeTLS(dirs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"| nethttp | 1.48 (1.45–1.54), ±4.1 %, loadgen | 1.52 (1.49–1.58), ±3.9 %, loadgen | ±1.3 % |",
+		"| nethttp | 160.0 (150.0–180.0), ±12.5 %, wrk; client-bound | 170.0 (150.0–180.0), ±11.8 %, wrk; client-bound | ±3.0 % |",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("missing %q in\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "| nginx |") || strings.Contains(got, "| gin | 160.0") {
+		t.Errorf("the reference's ratio, or a handshake cost other than nethttp's and nginx's, in\n%s", got)
+	}
+	if _, err := AgreeTLS([]string{t.TempDir()}); err == nil {
+		t.Error("a directory without results: no error")
+	}
+}
