@@ -63,7 +63,7 @@ func AgreeTLS(dirs []string) (string, error) {
 }
 
 // agreeTLSRow writes row's line: fig of the same server and mode in each
-// report.
+// report, unless none has it.
 func agreeTLSRow(b *strings.Builder, reps []report.Report, row report.TLSRow, fig func(report.TLSRow) *report.Figure, prec int) {
 	var cells []string
 	var medians []float64
@@ -84,6 +84,9 @@ func agreeTLSRow(b *strings.Builder, reps []report.Report, row report.TLSRow, fi
 		}
 		cells = append(cells, cell)
 		medians = append(medians, f.Median)
+	}
+	if len(medians) == 0 {
+		return // measured in no invocation: the report says why
 	}
 	last := "–"
 	if len(medians) > 1 {

@@ -33,6 +33,8 @@ func source(rep report.Report, section string) string {
 		unit, run = "block", "make bench-work"
 	case "load":
 		run = "make bench-load"
+	case "tls":
+		unit, run = "block", "make bench-tls"
 	case "latency":
 		return fmt.Sprintf("_`make bench-latency`, %s, %s on %s; each cell is %s of the rounds kept._",
 			s.Date, plural(s.Rounds, "round"), rep.Machine.CPU, interval(s.Rounds))
