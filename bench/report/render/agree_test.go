@@ -26,15 +26,7 @@ func TestAgree(t *testing.T) {
 		for i, server := range []string{report.Twin, "gin"} {
 			rep.Ceilings = append(rep.Ceilings, report.Point{Server: server, Mode: "keepalive", CPUVsNginx: &report.Figure{Spread: r[i]}})
 		}
-		dir := t.TempDir()
-		b, err := json.Marshal(rep)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, "results.json"), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		dirs = append(dirs, dir)
+		dirs = append(dirs, resultsDir(t, rep))
 	}
 	got, err := Agree(dirs)
 	if err != nil {
@@ -73,15 +65,7 @@ func TestAgreeTLS(t *testing.T) {
 			{Point: report.Point{Server: "nethttp", Mode: "tls-full", CPU: cpu, CPUVsNginx: ratio, Label: "client-bound"}, Client: "wrk"},
 			{Point: report.Point{Server: "gin", Mode: "tls-full", CPU: cpu}, Client: "wrk"},
 		}
-		dir := t.TempDir()
-		b, err := json.Marshal(rep)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, "results.json"), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		dirs = append(dirs, dir)
+		dirs = append(dirs, resultsDir(t, rep))
 	}
 	got, err := AgreeTLS(dirs)
 	if err != nil {
@@ -101,4 +85,19 @@ func TestAgreeTLS(t *testing.T) {
 	if _, err := AgreeTLS([]string{t.TempDir()}); err == nil {
 		t.Error("a directory without results: no error")
 	}
+}
+
+// resultsDir writes rep as a run's results.json into a new directory and
+// returns it.
+func resultsDir(t *testing.T, rep report.Report) string {
+	t.Helper()
+	dir := t.TempDir()
+	b, err := json.Marshal(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "results.json"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }
