@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -63,7 +64,8 @@ const (
 )
 
 // Read builds the report from the benchmark files of its sections
-// ("ceilings": a bench.txt, "sweep", "scale", "work", "latency"); a file
+// ("ceilings": a bench.txt, "sweep", "scale", "work", "latency", "load",
+// "readiness", "tls", "tls-keepalive"); a file
 // that does not exist is a section not measured, and none at all is an
 // error.
 func Read(files map[string]string) (Report, error) {
@@ -71,7 +73,16 @@ func Read(files map[string]string) (Report, error) {
 	why := map[string]string{}
 	sections := map[string]Section{}
 	var names []string
-	for name, f := range files {
+	// In order, so that tls-keepalive follows tls: its keep-alive
+	// blocks replace any tls.txt recorded before they had a file of their
+	// own.
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		f := files[name]
+		if name == "tls-keepalive" {
+			if _, err := os.Stat(f); err == nil {
+				dropMode(all, why, tlsPrefix, string(bench.TLSKeepAlive))
+			}
+		}
 		sec, ok, err := ReadBench(f, all, why)
 		if err != nil {
 			return Report{}, err
@@ -86,6 +97,14 @@ func Read(files map[string]string) (Report, error) {
 		return Report{}, fmt.Errorf("no benchmark results in %s", strings.Join(names, ", "))
 	}
 	return Build(all, why, sections, CeilingConns), nil
+}
+
+// dropMode removes the samples, and the reasons for falling over, of the
+// benchmarks under prefix in mode.
+func dropMode(all map[string]Samples, why map[string]string, prefix, mode string) {
+	in := func(key string) bool { return strings.HasPrefix(key, prefix) && strings.HasSuffix(key, "/"+mode) }
+	maps.DeleteFunc(all, func(key string, _ Samples) bool { return in(key) })
+	maps.DeleteFunc(why, func(key string, _ string) bool { return in(key) })
 }
 
 // ReadBench adds the samples of a benchmark file, and returns its section:

@@ -33,6 +33,15 @@ type TLSRow struct {
 	Handshake float64 `json:"handshake_us,omitempty"`
 }
 
+// TLSSection is the section (results file) mode's rows come from: make
+// bench-tls's keep-alive blocks have their own.
+func TLSSection(mode string) string {
+	if mode == string(bench.TLSKeepAlive) {
+		return "tls-keepalive"
+	}
+	return "tls"
+}
+
 // PlainMode is the plaintext ceiling mode a TLS mode is set against: its
 // HTTP/1.1 counterpart, keep-alive for HTTP/2.
 func PlainMode(m string) string {
@@ -96,7 +105,7 @@ func buildTLS(all map[string]Samples, sections map[string]Section, ceilings []Po
 			}
 		}
 		clients[p.Server+"/"+p.Mode] = c
-		p.Coarse = Coarse(sections["tls"])
+		p.Coarse = Coarse(sections[TLSSection(mode)])
 		ps = append(ps, p)
 	}
 	atRefSpeed(ps, usual)

@@ -87,3 +87,27 @@ func TestTLSClient(t *testing.T) {
 		t.Errorf("resumed handshakes, reported on loadgen: client %q", c)
 	}
 }
+
+// TestTLSKeepAliveFile checks that make bench-tls's keep-alive blocks, in
+// a file of their own, replace the keep-alive rows of a tls.txt that has
+// them, and leave its other modes alone.
+func TestTLSKeepAliveFile(t *testing.T) {
+	rep, err := Read(map[string]string{"ceilings": "testdata/ceilings.txt", "tls": "testdata/tls.txt", "tls-keepalive": "testdata/tls-keepalive.txt"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := rep.Sections["tls-keepalive"]; s.Rounds != 3 || s.Date != "2026-12-02 09:00 UTC" {
+		t.Errorf("keep-alive section: %d blocks on %q", s.Rounds, s.Date)
+	}
+	ka := findTLS(t, rep, "nethttp", "tls-keepalive")
+	// Blocks 15/10, 19.2/12 and 16.5/11: ratios 1.5, 1.6 and 1.5.
+	if ka.CPU.N != 3 || ka.CPUVsNginx == nil || ka.CPUVsNginx.N != 3 || !near(ka.CPUVsNginx.Median, 1.5) || ka.Client != "loadgen" {
+		t.Errorf("keep-alive over TLS: %d blocks, vs nginx %+v, client %s; want the keep-alive file's 3 blocks, 1.5, loadgen", ka.CPU.N, ka.CPUVsNginx, ka.Client)
+	}
+	if aa := findTLS(t, rep, "nginx/aa", "tls-keepalive"); aa.CPUVsNginx == nil || !near(aa.CPUVsNginx.Median, 1.01) || aa.CPUVsNginx.N != 3 {
+		t.Errorf("A/A over TLS: %+v, want 1.01 over 3 blocks", aa.CPUVsNginx)
+	}
+	if h2 := findTLS(t, rep, "nethttp", "h2-16"); h2.CPU.N != 3 || !near(h2.CPU.Median, 41) {
+		t.Errorf("h2-16 from tls.txt: %d blocks, median %v; want 3, 41", h2.CPU.N, h2.CPU.Median)
+	}
+}

@@ -5,7 +5,7 @@
 //
 // Usage:
 //
-//	report [-run] [-in-memory=false] [-sweep] [-work] [-latency] [-load] [-tls] [-quick] [-blocks 26] [-for 300ms] [-work-blocks 6] [-sweep-rounds 3] [-n 200000] [-out results] [-docs]
+//	report [-run] [-in-memory=false] [-sweep] [-work] [-latency] [-load] [-tls] [-tls-keepalive] [-quick] [-blocks 26] [-for 300ms] [-work-blocks 6] [-sweep-rounds 3] [-n 200000] [-out results] [-docs]
 //
 // The results model and its rules are package report, the markdown and
 // SVG package render; this command runs the benches and writes the files.
@@ -23,7 +23,9 @@
 // -load-rounds rounds, and the search for the rate each holds within a
 // p99 bound, in -capacity-rounds, into load.txt; with -tls the servers
 // over TLS and HTTP/2 beside a reference nginx over TLS, in -tls-blocks
-// blocks, into tls.txt. Without
+// blocks, into tls.txt, and keep-alive over TLS in -tls-keepalive-blocks
+// short blocks into tls-keepalive.txt (-tls-keepalive runs only those).
+// Without
 // them it renders what those files hold. Both files are standard `go test
 // -bench` output, with the date and conditions of the run in comment lines:
 // benchstat compares two of them.
@@ -74,10 +76,14 @@ func main() {
 	capacityRounds := flag.Int("capacity-rounds", 3, "with -load: rounds of the search for the rate within the p99 bound (the first rounds' tails)")
 	latencyRounds := flag.Int("latency-rounds", 3, "with -latency: rounds, each holding every server at every rate once, in its own order")
 	workBlocks := flag.Int("work-blocks", 6, "with -work: blocks, each running every server at every level of work once, in its own order")
-	tlsRun := flag.Bool("tls", false, "run keep-alive, pipelined, resumed and full handshakes over TLS, and HTTP/2 over TLS and h2c, beside a reference nginx over TLS, into tls.txt first (-tls-blocks blocks)")
-	// wrk runs whole seconds, so a TLS run lasts at least one: fewer
-	// blocks than the ceilings' keep the bench near an hour and a half.
-	tlsBlocks := flag.Int("tls-blocks", 12, "with -tls: blocks, each running every server with TLS once in each mode, in its own order")
+	tlsRun := flag.Bool("tls", false, "run keep-alive over TLS into tls-keepalive.txt (as -tls-keepalive does), then pipelined, resumed and full handshakes over TLS, and HTTP/2 over TLS and h2c, beside a reference nginx over TLS, into tls.txt first (-tls-blocks blocks)")
+	tlsKeepAliveRun := flag.Bool("tls-keepalive", false, "run keep-alive over TLS beside a reference nginx over TLS, in -tls-keepalive-blocks blocks of -for runs, into tls-keepalive.txt first")
+	// Only the host's usual level counts, and it holds about a third of
+	// the blocks: 52 blocks keep some 15-20 per server, about 20 minutes.
+	tlsKeepAliveBlocks := flag.Int("tls-keepalive-blocks", 52, "with -tls or -tls-keepalive: blocks of keep-alive over TLS, each running every server once, in its own order")
+	// wrk runs whole seconds, so a TLS run lasts at least one: six blocks,
+	// the fewest with a 95 % interval, keep this part near forty minutes.
+	tlsBlocks := flag.Int("tls-blocks", 6, "with -tls: blocks, each running every server with TLS once in each mode, in its own order")
 	tlsFor := flag.Duration("tls-for", time.Second, "with -tls: how long each run (and each reference round beside it) lasts; wrk rounds it up to whole seconds")
 	cores := flag.String("cores", "1,2", "with -scale: the core counts")
 	quick := flag.Bool("quick", false, "with -run: a smoke run of about a minute (keep-alive only, short runs, one round)")
@@ -105,8 +111,8 @@ func main() {
 	if flag.NArg() > 0 {
 		log.Fatalf("unexpected arguments %q", flag.Args())
 	}
-	if *rounds < 1 || *sweepRounds < 1 || *n < 1 || *sweepN < 1 || *blocks < 1 || *workBlocks < 1 || *latencyRounds < 1 || *loadRounds < 1 || *readinessRounds < 1 || *capacityRounds < 1 || *each <= 0 || *tlsBlocks < 1 || *tlsFor <= 0 {
-		log.Fatal("-rounds, -sweep-rounds, -blocks, -work-blocks, -latency-rounds, -load-rounds, -readiness-rounds, -capacity-rounds, -tls-blocks, -for, -tls-for, -n and -sweep-n must be positive")
+	if *rounds < 1 || *sweepRounds < 1 || *n < 1 || *sweepN < 1 || *blocks < 1 || *workBlocks < 1 || *latencyRounds < 1 || *loadRounds < 1 || *readinessRounds < 1 || *capacityRounds < 1 || *each <= 0 || *tlsBlocks < 1 || *tlsKeepAliveBlocks < 1 || *tlsFor <= 0 {
+		log.Fatal("-rounds, -sweep-rounds, -blocks, -work-blocks, -latency-rounds, -load-rounds, -readiness-rounds, -capacity-rounds, -tls-blocks, -tls-keepalive-blocks, -for, -tls-for, -n and -sweep-n must be positive")
 	}
 	if *docs && *quick {
 		log.Fatal("-docs takes a full run's figures, not -quick's")
@@ -138,7 +144,7 @@ func main() {
 	// keep no partial output.
 	proc.Handle("report", 5*time.Second, removePartial)
 	var forced string
-	if *run || *sweep || *scaleRun || *workRun || *latencyRun || *loadRun || *tlsRun {
+	if *run || *sweep || *scaleRun || *workRun || *latencyRun || *loadRun || *tlsRun || *tlsKeepAliveRun {
 		cfg, err := bench.DefaultConfig()
 		if err != nil {
 			log.Fatal(err)
@@ -158,6 +164,7 @@ func main() {
 	loadFile := filepath.Join(*out, "load.txt")
 	readinessFile := filepath.Join(*out, "readiness.txt")
 	tlsFile := filepath.Join(*out, "tls.txt")
+	tlsKeepAliveFile := filepath.Join(*out, "tls-keepalive.txt")
 	if *run {
 		if err := runAll(root, benchFile, *quick, forced, blockCount(*quick, *blocks), ceilingCommands(*quick, *inMemory, *rounds, *blocks, *each)); err != nil {
 			fatal(err)
@@ -202,6 +209,12 @@ func main() {
 		}
 	}
 
+	if *tlsRun || *tlsKeepAliveRun {
+		rounds := blockCount(*quick, *tlsKeepAliveBlocks)
+		if err := runAll(root, tlsKeepAliveFile, *quick, forced, rounds, tlsKeepAliveCommands(*quick, rounds, *each)); err != nil {
+			fatal(err)
+		}
+	}
 	if *tlsRun {
 		rounds := blockCount(*quick, *tlsBlocks)
 		if err := runAll(root, tlsFile, *quick, forced, rounds, tlsCommands(*quick, rounds, *tlsFor)); err != nil {
@@ -219,9 +232,9 @@ func main() {
 		}
 	}
 
-	rep, err := report.Read(map[string]string{"ceilings": benchFile, "sweep": sweepFile, "scale": scaleFile, "work": workFile, "latency": latencyFile, "load": loadFile, "readiness": readinessFile, "tls": tlsFile})
+	rep, err := report.Read(map[string]string{"ceilings": benchFile, "sweep": sweepFile, "scale": scaleFile, "work": workFile, "latency": latencyFile, "load": loadFile, "readiness": readinessFile, "tls": tlsFile, "tls-keepalive": tlsKeepAliveFile})
 	if err != nil {
-		log.Fatalf("%v: run with -run, -sweep, -scale, -work, -latency, -load, -readiness or -tls", err)
+		log.Fatalf("%v: run with -run, -sweep, -scale, -work, -latency, -load, -readiness, -tls or -tls-keepalive", err)
 	}
 	if rep.Clients, err = report.ReadClients(filepath.Join(*out, "clients.json")); err != nil {
 		log.Fatal(err)

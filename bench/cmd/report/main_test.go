@@ -54,9 +54,9 @@ func TestLoadCommands(t *testing.T) {
 	}
 }
 
-// TestTLSCommands checks make bench-tls's blocks: each runs every mode
-// with an ECDSA certificate and TLS 1.2's row, then the full handshakes
-// with an RSA one, in the block's order; -quick one short block.
+// TestTLSCommands checks make bench-tls's blocks: each runs every mode but
+// keep-alive with an ECDSA certificate and TLS 1.2's rows, then the full
+// handshakes with an RSA one, in the block's order; -quick one short block.
 func TestTLSCommands(t *testing.T) {
 	cmds := tlsCommands(false, 3, time.Second)
 	if len(cmds) != 6 {
@@ -68,12 +68,32 @@ func TestTLSCommands(t *testing.T) {
 		if !strings.Contains(line, "^BenchmarkTLS$") || !strings.Contains(line, "-for 1s -block "+k) {
 			t.Errorf("command %d: %s", i, line)
 		}
-		if rsa := strings.HasSuffix(line, "-tls-key-type rsa -tls-modes tls-full"); rsa != (i%2 == 1) || (i%2 == 0 && !strings.HasSuffix(line, "-tls12")) {
+		ecdsa := strings.HasSuffix(line, "-tls-modes tls-pipeline,tls-resumed,tls-full,h2-1,h2-16,h2c-1,h2c-16 -tls12")
+		if rsa := strings.HasSuffix(line, "-tls-key-type rsa -tls-modes tls-full"); rsa != (i%2 == 1) || ecdsa != (i%2 == 0) {
 			t.Errorf("command %d: %s", i, line)
 		}
 	}
 	quick := tlsCommands(true, 1, time.Second)
-	if len(quick) != 1 || !strings.Contains(strings.Join(quick[0], " "), "-tls-modes tls-keepalive,tls-resumed,h2-16 -warmup 2000 -for 200ms -block 0") {
+	if len(quick) != 1 || !strings.Contains(strings.Join(quick[0], " "), "-tls-modes tls-resumed,h2-16 -warmup 2000 -for 200ms -block 0") {
+		t.Errorf("quick: %q", quick)
+	}
+}
+
+// TestTLSKeepAliveCommands checks make bench-tls's keep-alive blocks:
+// keep-alive alone, with the ceilings' short runs, one command a block.
+func TestTLSKeepAliveCommands(t *testing.T) {
+	cmds := tlsKeepAliveCommands(false, 3, 300*time.Millisecond)
+	if len(cmds) != 3 {
+		t.Fatalf("%d commands for 3 blocks, want 3", len(cmds))
+	}
+	for i, c := range cmds {
+		line := strings.Join(c, " ")
+		if !strings.Contains(line, "^BenchmarkTLS$") || !strings.HasSuffix(line, "-tls-modes tls-keepalive -for 300ms -block "+strconv.Itoa(i)) {
+			t.Errorf("command %d: %s", i, line)
+		}
+	}
+	quick := tlsKeepAliveCommands(true, 1, time.Second)
+	if len(quick) != 1 || !strings.HasSuffix(strings.Join(quick[0], " "), "-servers nethttp -tls-modes tls-keepalive -warmup 2000 -for 200ms -block 0") {
 		t.Errorf("quick: %q", quick)
 	}
 }

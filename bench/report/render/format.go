@@ -33,7 +33,7 @@ func source(rep report.Report, section string) string {
 		unit, run = "block", "make bench-work"
 	case "load":
 		run = "make bench-load"
-	case "tls":
+	case "tls", "tls-keepalive":
 		unit, run = "block", "make bench-tls"
 	case "latency":
 		return fmt.Sprintf("_`make bench-latency`, %s, %s on %s; each cell is %s of the rounds kept._",

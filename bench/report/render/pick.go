@@ -182,8 +182,19 @@ func PickShort(rep report.Report) string {
 	if _, ok := rep.Sections["load"]; ok {
 		fmt.Fprintf(&b, "\nThe columns at %s of the ceiling and within %s: %s\n", pickLoad, sloText(rep), source(rep, "load"))
 	}
-	if _, ok := rep.Sections["tls"]; ok && len(rep.TLS) > 0 {
-		b.WriteString("\nThe TLS columns, keep-alive over TLS 1.3 and a new connection per request with a full TLS 1.3 handshake (ECDSA P-256, no resumption): " + source(rep, "tls") + "\n")
+	_, tls := rep.Sections["tls"]
+	_, ka := rep.Sections["tls-keepalive"]
+	switch {
+	case len(rep.TLS) == 0:
+	case tls && ka:
+		b.WriteString("\nThe TLS column against nginx, keep-alive over TLS 1.3, from make bench-tls's keep-alive blocks: " + source(rep, "tls-keepalive") + "\n")
+		b.WriteString("\nThe handshake column, a new connection per request with a full TLS 1.3 handshake (ECDSA P-256, no resumption): " + source(rep, "tls") + "\n")
+	case tls || ka:
+		sec := "tls"
+		if ka {
+			sec = "tls-keepalive"
+		}
+		b.WriteString("\nThe TLS columns, keep-alive over TLS 1.3 and a new connection per request with a full TLS 1.3 handshake (ECDSA P-256, no resumption): " + source(rep, sec) + "\n")
 	}
 	return b.String()
 }

@@ -74,7 +74,24 @@ func TLSCosts(rep report.Report) string {
 			"the columns against plaintext set the median over the median of the same stack's ceiling in `make bench`'s run (two invocations, and the plaintext ceilings ran on loadgen: no interval)._\n",
 			s.Date, plural(s.Rounds, "block"), rep.Machine.CPU, interval(s.Rounds))
 	}
+	if s, ok := rep.Sections["tls-keepalive"]; ok {
+		fmt.Fprintf(&b, "\n_Keep-alive over TLS 1.3 has blocks of its own, short ones as the ceilings' (%s): its ratios to nginx are wanted to ±%.0f %%, and a block counts only at the host's usual level (the reference within ±%.0f %% of its usual speed, before and after the server), which the host leaves for seconds at a time. "+
+			"`make bench-tls`'s keep-alive blocks, %s, %s on %s, each cell %s._\n",
+			keepAliveFor(s), 100*tlsTarget, 100*report.HostTol, s.Date, plural(s.Rounds, "block"), rep.Machine.CPU, interval(s.Rounds))
+	}
 	return b.String()
+}
+
+// keepAliveFor says how long each run of the keep-alive blocks lasted, by
+// their first command's -for.
+func keepAliveFor(s report.Section) string {
+	for _, c := range s.Commands {
+		if _, d, ok := strings.Cut(c, "-for "); ok {
+			d, _, _ = strings.Cut(d, " ")
+			return d + " runs"
+		}
+	}
+	return "runs of the default length"
 }
 
 // tlsClients says which client each mode runs on, and why.
