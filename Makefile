@@ -41,7 +41,7 @@ FUZZTIME ?= 30s
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
 .DEFAULT_GOAL := help
-.PHONY: help servers build $(addprefix bin/,$(TOOLS)) deps test vet fuzz robust soak bench bench-again bench-quick bench-sweep bench-scale bench-work bench-latency bench-latency-again bench-load bench-load-again bench-readiness bench-tls bench-tls-keepalive bench-tls-again bench-tls-keepalive-again compare-gnet compare-fcgi compare-clients compare-guards FORCE
+.PHONY: help servers build $(addprefix bin/,$(TOOLS)) deps test vet fuzz robust soak bench bench-again bench-quick bench-sweep bench-scale bench-work bench-latency bench-latency-again bench-load bench-at-load bench-load-again bench-at-load-again bench-readiness bench-tls bench-tls-keepalive bench-tls-again bench-tls-keepalive-again compare-gnet compare-fcgi compare-clients compare-guards FORCE
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_%-]+:.*## / {printf "  %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -121,8 +121,11 @@ bench-latency-again: build deps ## make bench-latency twice more, separately; re
 	rm -rf results/again/latency-2/latency results/again/latency-3/latency
 
 # The shares are of the keep-alive ceilings make bench left in results/.
-bench-load: build deps ## each server's CPU per request at shares of its ceiling (6 rounds) and the rate it holds with p99 within 5 ms (3 rounds), about twenty minutes; results/, docs/load.md and the pick table
+bench-load: build deps ## each server's CPU per request at shares of its ceiling (6 rounds) and the rate it holds with p99 within 5 ms (3 rounds), then at a quarter of its ceiling beside a reference nginx (26 blocks), about forty minutes; results/, docs/load.md and the pick table
 	bin/report $(RUNFLAGS) -load -docs -out results
+
+bench-at-load: build deps ## make bench-load's blocks at a quarter of each ceiling alone (about fifteen minutes); results/, docs/load.md and the pick table
+	bin/report $(RUNFLAGS) -at-load -docs -out results
 
 bench-readiness: build deps ## what the floors on epoll and io_uring, gnet and nginx ask of the kernel per request, saturated (5 rounds, about two minutes); results/, bench/COSTS.md section 7
 	bin/report $(RUNFLAGS) -readiness -docs -out results
@@ -146,6 +149,11 @@ bench-tls-keepalive-again: build deps ## make bench-tls's keep-alive blocks twic
 bench-load-again: build deps ## make bench-load twice more, separately; results/load-agreement.md
 	bin/report $(RUNFLAGS) -load -ceilings-from results/bench.txt -out results/again/load-2
 	bin/report $(RUNFLAGS) -load -ceilings-from results/bench.txt -out results/again/load-3
+	bin/report -agree-load results,results/again/load-2,results/again/load-3 | tee results/load-agreement.md
+
+bench-at-load-again: build deps ## make bench-load's blocks at a quarter of each ceiling twice more, separately, into the directories of make bench-load-again; results/load-agreement.md
+	bin/report $(RUNFLAGS) -at-load -ceilings-from results/bench.txt -out results/again/load-2
+	bin/report $(RUNFLAGS) -at-load -ceilings-from results/bench.txt -out results/again/load-3
 	bin/report -agree-load results,results/again/load-2,results/again/load-3 | tee results/load-agreement.md
 
 # loadgen keeps each server's core busy; wrk -t1, the reference client, does

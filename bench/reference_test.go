@@ -57,8 +57,22 @@ func startReference(b *testing.B, cfg Config, client Client, l Load) *reference 
 }
 
 // round measures the reference once, raising its load as a ceiling's, and
-// returns its CPU µs per request, or 0 when it was not saturated.
+// returns its CPU µs per request, or 0 when it was not saturated; at a
+// fixed rate (BenchmarkAtLoad's), 0 when it did not hold the rate.
 func (r *reference) round(b *testing.B) float64 {
+	if r.load.Rate > 0 {
+		h, err := heldAt(r.s, r.client, r.load)
+		if err != nil {
+			b.Fatalf("reference round: %v", err)
+		}
+		r.ran, r.last = true, 0
+		if h.Held {
+			r.last = h.CPU
+		} else {
+			b.Logf("reference round did not hold %.0f req/s (%.0f): left out", r.load.Rate, h.Stats.ReqPerSec)
+		}
+		return r.last
+	}
 	c, err := Saturate(r.s, r.client, r.load)
 	if err != nil {
 		b.Fatalf("reference round: %v", err)

@@ -185,6 +185,7 @@ func Build(all map[string]Samples, why map[string]string, sections map[string]Se
 	})
 	sortWork(rep.Work, rep.Wait)
 	rep.TLS = buildTLS(all, sections, rep.Ceilings, conns)
+	rep.AtLoad = buildAtLoad(all, sections)
 	rep.Shared = sections["scale"].Shared
 	sort.Slice(rep.InMemory, func(i, j int) bool {
 		a, b := rep.InMemory[i], rep.InMemory[j]

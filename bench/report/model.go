@@ -215,6 +215,11 @@ type Report struct {
 	// its search for the rate each holds within a p99 bound.
 	Load     []Lat      `json:"load,omitempty"`
 	Capacity []Capacity `json:"capacity,omitempty"`
+	// AtLoad is make bench-load's blocks at a quarter of each ceiling,
+	// beside a reference nginx at a quarter of its own (Point.Mode is the
+	// share, "of=25%"): the CPU per request and its ratio to nginx that
+	// the pick table prices a request at.
+	AtLoad []Point `json:"at_load,omitempty"`
 	// Why is make bench-load's count of system calls, epoll_waits and
 	// context switches per request, at a quarter of the ceiling and
 	// saturated.

@@ -157,6 +157,24 @@ func loadCommands(quick bool, rounds, searches int, ceilings string) [][]string 
 	return cmds
 }
 
+// atLoadCommands are make bench-load's blocks at a quarter of each
+// ceiling (BenchmarkAtLoad): every server once in each, in the block's
+// order, beside a reference nginx held at a quarter of its own ceiling.
+// Short runs buy blocks, as in the ceilings: only the host's usual level
+// counts, so the interval narrows with the blocks kept. -quick holds two
+// servers, one block.
+func atLoadCommands(quick bool, blocks int, ceilings string) [][]string {
+	args := []string{"-bench", "^BenchmarkAtLoad$", "-benchtime", "1x", "-timeout", "0", "./bench", "-args", "-ceilings", ceilings, "-at", "0.25"}
+	if quick {
+		return [][]string{goTest(slices.Concat(args, []string{"-lat-servers", quickServers(ceilings), "-for", "300ms", "-lat-warmup", "100ms", "-block", "0"})...)}
+	}
+	var cmds [][]string
+	for k := range blocks {
+		cmds = append(cmds, goTest(slices.Concat(args, []string{"-for", "500ms", "-lat-warmup", "200ms", "-block", fmt.Sprint(k)})...))
+	}
+	return cmds
+}
+
 // readinessCommands are make bench-readiness's rounds: in each, the floors
 // on epoll and io_uring, gnet and nginx saturated, in the round's order,
 // while perf counts what each asks of the kernel (BenchmarkReadiness).

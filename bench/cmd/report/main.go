@@ -5,7 +5,7 @@
 //
 // Usage:
 //
-//	report [-run] [-in-memory=false] [-sweep] [-work] [-latency] [-load] [-tls] [-tls-keepalive] [-quick] [-blocks 26] [-for 300ms] [-work-blocks 6] [-sweep-rounds 3] [-n 200000] [-out results] [-docs]
+//	report [-run] [-in-memory=false] [-sweep] [-work] [-latency] [-load] [-at-load] [-tls] [-tls-keepalive] [-quick] [-blocks 26] [-for 300ms] [-work-blocks 6] [-sweep-rounds 3] [-n 200000] [-out results] [-docs]
 //
 // The results model and its rules are package report, the markdown and
 // SVG package render; this command runs the benches and writes the files.
@@ -21,7 +21,9 @@
 // latency.txt and their HdrHistogram logs into latency/; with -load the
 // servers at shares of their ceilings for their CPU per request, in
 // -load-rounds rounds, and the search for the rate each holds within a
-// p99 bound, in -capacity-rounds, into load.txt; with -tls the servers
+// p99 bound, in -capacity-rounds, into load.txt, and (as with -at-load)
+// at a quarter of their ceilings beside a reference nginx at a quarter of
+// its own, in -at-load-blocks blocks, into atload.txt; with -tls the servers
 // over TLS and HTTP/2 beside a reference nginx over TLS, in -tls-blocks
 // blocks, into tls.txt, and keep-alive over TLS in -tls-keepalive-blocks
 // short blocks into tls-keepalive.txt (-tls-keepalive runs only those).
@@ -68,7 +70,11 @@ func main() {
 	workRun := flag.Bool("work", false, "run the handler-work benchmarks (CPU work at the ceiling, waits at Little's-law connections) into work.txt first")
 	latencyRun := flag.Bool("latency", false, "run the servers at fixed rates (the ladder, shares of each one's keep-alive ceiling from the ceilings in -out) into latency.txt first, their HdrHistogram logs into latency/")
 	ceilingsFrom := flag.String("ceilings-from", "", "with -latency or -load: the bench.txt whose keep-alive ceilings the shares are of (default: the one in -out)")
-	loadRun := flag.Bool("load", false, "run the servers at shares of their keep-alive ceilings and the ladder for their CPU per request, and the search for the rate each holds within a p99 bound, into load.txt first (ceilings as -latency takes them)")
+	loadRun := flag.Bool("load", false, "run the servers at shares of their keep-alive ceilings and the ladder for their CPU per request, and the search for the rate each holds within a p99 bound, into load.txt first (ceilings as -latency takes them), and -at-load's blocks")
+	atLoadRun := flag.Bool("at-load", false, "run the servers at a quarter of their keep-alive ceilings beside a reference nginx at a quarter of its own, in -at-load-blocks blocks, into atload.txt first (ceilings as -latency takes them)")
+	// As the ceilings: only the host's usual level counts, and it holds
+	// about half the blocks.
+	atLoadBlocks := flag.Int("at-load-blocks", 26, "with -load or -at-load: blocks at a quarter of the ceilings, each holding every server once, in its own order")
 	// Six rounds are the fewest whose order statistics give a 95 % interval.
 	loadRounds := flag.Int("load-rounds", 6, "with -load: rounds of the points, each holding every server once in its own order")
 	readinessRun := flag.Bool("readiness", false, "count what the floors on epoll and io_uring, gnet and nginx ask of the kernel per request, saturated, into readiness.txt first (-readiness-rounds rounds)")
@@ -111,8 +117,8 @@ func main() {
 	if flag.NArg() > 0 {
 		log.Fatalf("unexpected arguments %q", flag.Args())
 	}
-	if *rounds < 1 || *sweepRounds < 1 || *n < 1 || *sweepN < 1 || *blocks < 1 || *workBlocks < 1 || *latencyRounds < 1 || *loadRounds < 1 || *readinessRounds < 1 || *capacityRounds < 1 || *each <= 0 || *tlsBlocks < 1 || *tlsKeepAliveBlocks < 1 || *tlsFor <= 0 {
-		log.Fatal("-rounds, -sweep-rounds, -blocks, -work-blocks, -latency-rounds, -load-rounds, -readiness-rounds, -capacity-rounds, -tls-blocks, -tls-keepalive-blocks, -for, -tls-for, -n and -sweep-n must be positive")
+	if *rounds < 1 || *sweepRounds < 1 || *n < 1 || *sweepN < 1 || *blocks < 1 || *workBlocks < 1 || *latencyRounds < 1 || *loadRounds < 1 || *readinessRounds < 1 || *capacityRounds < 1 || *each <= 0 || *tlsBlocks < 1 || *tlsKeepAliveBlocks < 1 || *atLoadBlocks < 1 || *tlsFor <= 0 {
+		log.Fatal("-rounds, -sweep-rounds, -blocks, -work-blocks, -latency-rounds, -load-rounds, -readiness-rounds, -capacity-rounds, -tls-blocks, -tls-keepalive-blocks, -at-load-blocks, -for, -tls-for, -n and -sweep-n must be positive")
 	}
 	if *docs && *quick {
 		log.Fatal("-docs takes a full run's figures, not -quick's")
@@ -144,7 +150,7 @@ func main() {
 	// keep no partial output.
 	proc.Handle("report", 5*time.Second, removePartial)
 	var forced string
-	if *run || *sweep || *scaleRun || *workRun || *latencyRun || *loadRun || *tlsRun || *tlsKeepAliveRun {
+	if *run || *sweep || *scaleRun || *workRun || *latencyRun || *loadRun || *atLoadRun || *tlsRun || *tlsKeepAliveRun {
 		cfg, err := bench.DefaultConfig()
 		if err != nil {
 			log.Fatal(err)
@@ -162,6 +168,7 @@ func main() {
 	workFile := filepath.Join(*out, "work.txt")
 	latencyFile := filepath.Join(*out, "latency.txt")
 	loadFile := filepath.Join(*out, "load.txt")
+	atLoadFile := filepath.Join(*out, "atload.txt")
 	readinessFile := filepath.Join(*out, "readiness.txt")
 	tlsFile := filepath.Join(*out, "tls.txt")
 	tlsKeepAliveFile := filepath.Join(*out, "tls-keepalive.txt")
@@ -202,6 +209,21 @@ func main() {
 		}
 	}
 
+	if *loadRun || *atLoadRun {
+		from := benchFile
+		if *ceilingsFrom != "" {
+			from = *ceilingsFrom
+		}
+		ceilings, err := keepAliveCeilings(from)
+		if err != nil {
+			fatal(err)
+		}
+		blocks := blockCount(*quick, *atLoadBlocks)
+		if err := runAll(root, atLoadFile, *quick, forced, blocks, atLoadCommands(*quick, blocks, ceilings)); err != nil {
+			fatal(err)
+		}
+	}
+
 	if *readinessRun {
 		rounds := blockCount(*quick, *readinessRounds)
 		if err := runAll(root, readinessFile, *quick, forced, rounds, readinessCommands(*quick, rounds)); err != nil {
@@ -232,9 +254,9 @@ func main() {
 		}
 	}
 
-	rep, err := report.Read(map[string]string{"ceilings": benchFile, "sweep": sweepFile, "scale": scaleFile, "work": workFile, "latency": latencyFile, "load": loadFile, "readiness": readinessFile, "tls": tlsFile, "tls-keepalive": tlsKeepAliveFile})
+	rep, err := report.Read(map[string]string{"ceilings": benchFile, "sweep": sweepFile, "scale": scaleFile, "work": workFile, "latency": latencyFile, "load": loadFile, "readiness": readinessFile, "tls": tlsFile, "tls-keepalive": tlsKeepAliveFile, "atload": atLoadFile})
 	if err != nil {
-		log.Fatalf("%v: run with -run, -sweep, -scale, -work, -latency, -load, -readiness, -tls or -tls-keepalive", err)
+		log.Fatalf("%v: run with -run, -sweep, -scale, -work, -latency, -load, -at-load, -readiness, -tls or -tls-keepalive", err)
 	}
 	if rep.Clients, err = report.ReadClients(filepath.Join(*out, "clients.json")); err != nil {
 		log.Fatal(err)

@@ -97,3 +97,23 @@ func TestTLSKeepAliveCommands(t *testing.T) {
 		t.Errorf("quick: %q", quick)
 	}
 }
+
+// TestAtLoadCommands checks make bench-load's blocks at a quarter of each
+// ceiling: one command a block, in the block's order, short runs; -quick
+// one block of two servers.
+func TestAtLoadCommands(t *testing.T) {
+	cmds := atLoadCommands(false, 3, "nethttp=90000,nginx=170000")
+	if len(cmds) != 3 {
+		t.Fatalf("%d commands for 3 blocks, want 3", len(cmds))
+	}
+	for i, c := range cmds {
+		line := strings.Join(c, " ")
+		if !strings.Contains(line, "^BenchmarkAtLoad$") || !strings.HasSuffix(line, "-ceilings nethttp=90000,nginx=170000 -at 0.25 -for 500ms -lat-warmup 200ms -block "+strconv.Itoa(i)) {
+			t.Errorf("command %d: %s", i, line)
+		}
+	}
+	quick := atLoadCommands(true, 1, "nethttp=90000,nginx=170000")
+	if len(quick) != 1 || !strings.HasSuffix(strings.Join(quick[0], " "), "-lat-servers nethttp,nginx -for 300ms -lat-warmup 100ms -block 0") {
+		t.Errorf("quick: %q", quick)
+	}
+}

@@ -44,6 +44,9 @@ func AgreeLoad(dirs []string) (string, error) {
 			fmt.Fprintf(b, "| %s | %s | ±%.1f %% |\n", server, strings.Join(cells, " | "), 100*halfWidth(bench.FigureOf(medians)))
 		}
 	}
+	if len(reps[0].AtLoad) > 0 {
+		agreeAtLoad(b, reps)
+	}
 	if len(reps[0].Capacity) > 0 {
 		fmt.Fprintf(b, "\n## The rate held with p99 within %s µs\n\nEach cell is the rate in req/s, %s over the search's rounds; the last column is the invocations' medians' spread, half their range over their median, and whether it is within ±10 %%.\n\n",
 			num(reps[0].Capacity[0].SLO, 0), interval(reps[0].Capacity[0].Rate.N))
@@ -70,6 +73,47 @@ func AgreeLoad(dirs []string) (string, error) {
 		}
 	}
 	return b.String(), nil
+}
+
+// agreeAtLoad writes the ratios to nginx at a quarter of the ceiling from
+// each invocation's blocks beside a reference nginx (Report.AtLoad).
+func agreeAtLoad(b *strings.Builder, reps []report.Report) {
+	fmt.Fprintf(b, "\n## CPU per request at %s of the ceiling, against the reference nginx beside it\n\nmake bench-load's blocks at %s of each ceiling, in each invocation:\n\n", pickLoad, pickLoad)
+	for i, r := range reps {
+		if s, ok := r.Sections["atload"]; ok {
+			fmt.Fprintf(b, "- %d: %s, %s\n", i+1, s.Date, plural(s.Rounds, "block"))
+		} else {
+			fmt.Fprintf(b, "- %d: none\n", i+1)
+		}
+	}
+	fmt.Fprintf(b, "\nEach cell is the ratio to a reference nginx held at %s of its own ceiling right before and after the server, block by block over the blocks kept, %s, and its interval's half-width over the median. "+
+		"The last column is the invocations' medians' spread, half their range over their median.\n\n", pickLoad, interval(reps[0].Sections["atload"].Rounds))
+	b.WriteString(agreeHead(len(reps), "medians' spread"))
+	for _, p := range reps[0].AtLoad {
+		if p.Server == "nginx" {
+			continue // the reference's own row: 1 by definition
+		}
+		var cells []string
+		var medians []float64
+		for _, r := range reps {
+			q, ok := report.Find(r.AtLoad, p.Server, p.Mode)
+			if !ok || q.CPUVsNginx == nil || q.CPUVsNginx.N == 0 {
+				cells = append(cells, "–")
+				continue
+			}
+			f := *q.CPUVsNginx
+			cell := versus(&f) + fewBlocks(f)
+			if f.N > 1 {
+				cell += fmt.Sprintf(", ±%.1f %%", 100*f.HalfWidth())
+			}
+			cells, medians = append(cells, cell), append(medians, f.Median)
+		}
+		last := "–"
+		if len(medians) > 1 {
+			last = fmt.Sprintf("±%.1f %%", 100*halfWidth(bench.FigureOf(medians)))
+		}
+		fmt.Fprintf(b, "| %s | %s | %s |\n", p.Server, strings.Join(cells, " | "), last)
+	}
 }
 
 // hostStalls says how long the host's own stalls were at the load points

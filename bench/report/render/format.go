@@ -33,6 +33,8 @@ func source(rep report.Report, section string) string {
 		unit, run = "block", "make bench-work"
 	case "load":
 		run = "make bench-load"
+	case "atload":
+		unit, run = "block", "make bench-load"
 	case "tls", "tls-keepalive":
 		unit, run = "block", "make bench-tls"
 	case "latency":

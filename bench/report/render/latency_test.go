@@ -99,3 +99,27 @@ func TestCostAtLoad(t *testing.T) {
 		}
 	}
 }
+
+// TestAtLoadTable checks make bench-load's blocks at a quarter of the
+// ceiling in the report: the table with each ratio to the reference
+// beside the server and the blocks kept, and the pick table's cell, which
+// they take over from the round-paired points.
+func TestAtLoadTable(t *testing.T) {
+	rep, err := report.Read(map[string]string{"atload": "../testdata/atload.txt"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := CostAtLoad(rep)
+	for _, want := range []string{
+		"| nethttp | 43.10 (40.00–46.20) | 2.05 (2.00–2.10) [range of 2] | – | 43 % | 2 of 3 |",
+		"| nginx/aa | 21.21 (20.20–22.00) | 1.01 (1.00–1.01) [range of 3], tie | – |",
+		"_`make bench-load`, 2026-12-02 11:00 UTC, 3 blocks",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the section lacks %q:\n%s", want, text)
+		}
+	}
+	if got := atLoad(rep, "nethttp"); got != "43.10 (40.00–46.20); 2.05 (2.00–2.10) [range of 2]" {
+		t.Errorf("the pick table's load cell: %q", got)
+	}
+}

@@ -24,10 +24,12 @@ func CostAtLoad(rep report.Report) string {
 			ladder = append(ladder, l)
 		}
 	}
+	at := atLoadTable(rep)
 	if len(shares)+len(ladder) == 0 {
-		return ""
+		return at
 	}
 	var b strings.Builder
+	b.WriteString(at)
 	b.WriteString("The server's CPU time per request while loadgen held it at a steady rate on " +
 		fmt.Sprint(report.CeilingConns) + " keep-alive connections, open loop, over the measured span after the warm-up; " +
 		"after the semicolon, its ratio to nginx's at the same share of nginx's own ceiling, or at the same rate, round by round. " +
@@ -40,6 +42,56 @@ func CostAtLoad(rep report.Report) string {
 	}
 	b.WriteString(meterLine(rep.Load))
 	return b.String() + source(rep, "load") + "\n"
+}
+
+// atLoadTable is make bench-load's blocks at a quarter of each ceiling
+// (Report.AtLoad): each server's CPU per request there, its ratio to the
+// reference nginx held beside it, and what it costs over its ceiling's.
+// Empty without them.
+func atLoadTable(rep report.Report) string {
+	if len(rep.AtLoad) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "At %s of each server's own ceiling, measured as the ceilings are: in blocks, the servers in an order that changes from block to block, each held open loop on %d keep-alive connections "+
+		"with a reference nginx, kept running, held at %s of nginx's ceiling right before and after it. "+
+		"A block counts where the server held its rate (within 1 %%) and the host ran at its usual speed (the reference within ±%.0f %% of its usual CPU per request, before and after the server); "+
+		"the ratio to nginx is taken block by block against the reference beside the server.\n\n",
+		pickLoad, report.CeilingConns, pickLoad, 100*report.HostTol)
+	b.WriteString("| server | CPU µs/request | vs nginx beside it | over its own ceiling's CPU per request | server busy | blocks kept | note |\n|---|--:|--:|--:|--:|--:|---|\n")
+	for _, p := range rep.AtLoad {
+		over := "–"
+		if c, ok := report.Find(rep.Ceilings, p.Server, string(bench.KeepAlive)); ok && c.CPU.N > 0 && p.CPU.N > 0 {
+			over = num(p.CPU.Median/c.CPU.Median, 2) + "x"
+		}
+		vs := "–"
+		if p.Server != "nginx" {
+			vs = versus(p.CPUVsNginx)
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %d of %d | %s |\n", p.Server, spread(p.CPU, 2), vs, over, pct(p.Busy), p.CPU.N, len(p.Blocks), atLoadNote(p))
+	}
+	return b.String() + "\n" + source(rep, "atload") + "\n\n"
+}
+
+// loadTarget is how closely make bench-load's issue wants a server's ratio
+// to nginx at a quarter of the ceiling resolved (the A/A twin's: aaTarget).
+const loadTarget = 0.05
+
+// atLoadNote is a row's label, and where its ratio falls short of the
+// resolution the bench aims at.
+func atLoadNote(p report.Point) string {
+	var notes []string
+	if n := Note(p); n != "" {
+		notes = append(notes, n)
+	}
+	switch f := p.CPUVsNginx; {
+	case f == nil || f.N < 2:
+	case p.Server == report.Twin && f.HalfWidth() > aaTarget:
+		notes = append(notes, "A/A wider than ±3 %: the run's noise")
+	case p.Server != report.Twin && f.HalfWidth() > loadTarget:
+		notes = append(notes, "ratio not resolved to ±5 %")
+	}
+	return strings.Join(notes, "; ")
 }
 
 // meterLine is the stall meter's cost: nginx held without it against

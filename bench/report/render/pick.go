@@ -124,9 +124,20 @@ const pickLoad = "25 %"
 const pickLabel = "of=25%"
 
 // atLoad is a stack's CPU per request at pickLoad of its ceiling (make
-// bench-load) with its ratio to nginx's at pickLoad of nginx's, round
-// by round, or why it has none.
+// bench-load) with its ratio to nginx's at pickLoad of nginx's: block by
+// block against the reference beside it where make bench-load ran its
+// blocks at pickLoad (Report.AtLoad), else round by round, or why it has
+// none.
 func atLoad(rep report.Report, server string) string {
+	if p, ok := report.Find(rep.AtLoad, server, pickLabel); ok {
+		switch {
+		case p.CPU.N == 0 || p.Label != "":
+			return Note(p)
+		case p.CPUVsNginx == nil || server == "nginx":
+			return spread(p.CPU, 2)
+		}
+		return spread(p.CPU, 2) + "; " + versus(p.CPUVsNginx)
+	}
 	label := pickLabel
 	l, ok := report.FindLat(rep.Load, server, label, report.CeilingConns)
 	switch {
@@ -179,8 +190,15 @@ func PickShort(rep report.Report) string {
 		}
 	}
 	b.WriteString("\nA ratio whose range straddles 1 is a tie. " + source(rep, "ceilings") + "\n")
-	if _, ok := rep.Sections["load"]; ok {
+	_, load := rep.Sections["load"]
+	switch _, at := rep.Sections["atload"]; {
+	case at && load:
+		fmt.Fprintf(&b, "\nThe column at %s of the ceiling, against a reference nginx held at %s of its own right before and after each server: %s\n", pickLoad, pickLoad, source(rep, "atload"))
+		fmt.Fprintf(&b, "\nThe column within %s: %s\n", sloText(rep), source(rep, "load"))
+	case load:
 		fmt.Fprintf(&b, "\nThe columns at %s of the ceiling and within %s: %s\n", pickLoad, sloText(rep), source(rep, "load"))
+	case at:
+		fmt.Fprintf(&b, "\nThe column at %s of the ceiling, against a reference nginx held at %s of its own right before and after each server: %s\n", pickLoad, pickLoad, source(rep, "atload"))
 	}
 	_, tls := rep.Sections["tls"]
 	_, ka := rep.Sections["tls-keepalive"]
