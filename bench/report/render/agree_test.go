@@ -101,3 +101,44 @@ func resultsDir(t *testing.T, rep report.Report) string {
 	}
 	return dir
 }
+
+// TestAgreeAtLoad checks make bench-load's blocks at a quarter of the
+// ceiling side by side: each ratio to the reference with its half-width,
+// the reference's own row left out, and a warning where an invocation
+// held the servers at shares of other ceilings.
+func TestAgreeAtLoad(t *testing.T) {
+	var dirs []string
+	for i, vs := range []float64{2.00, 2.10} {
+		cmd := "go test -bench ^BenchmarkLoad$ ./bench -args -ceilings nethttp=90000,nginx=170000 -block 0"
+		if i == 1 {
+			cmd = strings.Replace(cmd, "90000", "50000", 1)
+		}
+		rep := report.Report{Sections: map[string]report.Section{
+			"load":   {Date: "2026-12-05 10:00 UTC", Rounds: 6, Commands: []string{cmd}},
+			"atload": {Date: "2026-12-05 11:00 UTC", Rounds: 26, Commands: []string{"go test -bench ^BenchmarkAtLoad$ ./bench -args -ceilings nethttp=90000,nginx=170000 -at 0.25"}},
+		}}
+		rep.Load = []report.Lat{{Server: "nethttp", Label: pickLabel, Conns: report.CeilingConns}}
+		ratio := &report.Figure{Spread: bench.Spread{Median: vs, Lo: vs - 0.04, Hi: vs + 0.06, N: 12}}
+		rep.AtLoad = []report.Point{
+			{Server: "nethttp", Mode: pickLabel, CPUVsNginx: ratio},
+			{Server: "nginx", Mode: pickLabel, CPUVsNginx: &report.Figure{Spread: bench.Spread{Median: 1, Lo: 1, Hi: 1, N: 12}}},
+		}
+		dirs = append(dirs, resultsDir(t, rep))
+	}
+	got, err := AgreeLoad(dirs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"**Invocation 2 held the servers at shares of other keep-alive ceilings than the first",
+		"- 2: 2026-12-05 11:00 UTC, 26 blocks",
+		"| nethttp | 2.00 (1.96–2.06), ±3.0 % | 2.10 (2.06–2.16), ±2.9 % | ±2.4 % |",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("missing %q in\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "| nginx | 1.00") || strings.Contains(got, "other keep-alive ceilings than the first's.**") {
+		t.Errorf("the reference's own ratio, or a warning for the blocks' same ceilings, in\n%s", got)
+	}
+}

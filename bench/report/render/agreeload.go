@@ -19,6 +19,9 @@ func AgreeLoad(dirs []string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if differ := ceilingsDiffer(reps, "load"); differ != "" {
+		fmt.Fprintf(b, "\n**%s held the servers at shares of other keep-alive ceilings than the first (another run of make bench): their rates are not the same loads as the first's, and the capacities are not comparable.**\n", differ)
+	}
 	label := pickLabel
 	fmt.Fprintf(b, "\n## CPU per request at %s of the ceiling, as a ratio to nginx's\n\n"+
 		"Each cell is the ratio to nginx at %s of nginx's ceiling, paired round by round, %s, and its interval's half-width over the median.\n\n",
@@ -88,6 +91,9 @@ func agreeAtLoad(b *strings.Builder, reps []report.Report) {
 	}
 	fmt.Fprintf(b, "\nEach cell is the ratio to a reference nginx held at %s of its own ceiling right before and after the server, block by block over the blocks kept, %s, and its interval's half-width over the median. "+
 		"The last column is the invocations' medians' spread, half their range over their median.\n\n", pickLoad, interval(reps[0].Sections["atload"].Rounds))
+	if differ := ceilingsDiffer(reps, "atload"); differ != "" {
+		fmt.Fprintf(b, "**%s held the servers at a quarter of other keep-alive ceilings than the first's.**\n\n", differ)
+	}
 	b.WriteString(agreeHead(len(reps), "medians' spread"))
 	for _, p := range reps[0].AtLoad {
 		if p.Server == "nginx" {
@@ -114,6 +120,36 @@ func agreeAtLoad(b *strings.Builder, reps []report.Report) {
 		}
 		fmt.Fprintf(b, "| %s | %s | %s |\n", p.Server, strings.Join(cells, " | "), last)
 	}
+}
+
+// ceilingsDiffer names the invocations (by number) whose section ran on
+// other -ceilings than the first's, "" if none did.
+func ceilingsDiffer(reps []report.Report, section string) string {
+	first := ceilingsArg(reps[0].Sections[section])
+	var differ []string
+	for i, r := range reps[1:] {
+		if ceilingsArg(r.Sections[section]) != first {
+			differ = append(differ, fmt.Sprint(i+2))
+		}
+	}
+	switch len(differ) {
+	case 0:
+		return ""
+	case 1:
+		return "Invocation " + differ[0]
+	}
+	return "Invocations " + strings.Join(differ, " and ")
+}
+
+// ceilingsArg is the -ceilings argument of a section's first command.
+func ceilingsArg(s report.Section) string {
+	for _, c := range s.Commands {
+		if _, rest, ok := strings.Cut(c, "-ceilings "); ok {
+			arg, _, _ := strings.Cut(rest, " ")
+			return arg
+		}
+	}
+	return ""
 }
 
 // hostStalls says how long the host's own stalls were at the load points
