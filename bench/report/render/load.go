@@ -56,7 +56,8 @@ func atLoadTable(rep report.Report) string {
 	fmt.Fprintf(&b, "At %s of each server's own ceiling, measured as the ceilings are: in blocks, the servers in an order that changes from block to block, each held open loop on %d keep-alive connections "+
 		"with a reference nginx, kept running, held at %s of nginx's ceiling right before and after it. "+
 		"A block counts where the server held its rate (within 1 %%) and the host ran at its usual speed (the reference within ±%.0f %% of its usual CPU per request, before and after the server); "+
-		"the ratio to nginx is taken block by block against the reference beside the server.\n\n",
+		"the ratio to nginx is taken block by block against the reference beside the server. "+
+		"The cost over the ceiling's sets the median over the median of the same server's keep-alive ceiling in make bench's run (two invocations: no interval).\n\n",
 		pickLoad, report.CeilingConns, pickLoad, 100*report.HostTol)
 	b.WriteString("| server | CPU µs/request | vs nginx beside it | over its own ceiling's CPU per request | server busy | blocks kept | note |\n|---|--:|--:|--:|--:|--:|---|\n")
 	for _, p := range rep.AtLoad {

@@ -24,12 +24,14 @@ func LoadSVG(rep report.Report) string {
 	if len(ps) == 0 {
 		return ""
 	}
+	ceilings := false
 	for _, s := range report.LatServers(rep.Load) {
 		if strings.Contains(s, "/") {
 			continue
 		}
 		if p, ok := report.Find(rep.Ceilings, s, "keepalive"); ok && p.CPU.N > 0 {
 			ps = append(ps, report.Point{Server: s, Conns: 100, CPU: p.CPU})
+			ceilings = true
 		}
 	}
 	s := &svg{}
@@ -38,7 +40,7 @@ func LoadSVG(rep report.Report) string {
 		val: func(p report.Point) report.Figure { return p.CPU }, tick: plainTick, tip: func(v float64) string { return num(v, 2) + " µs/req" },
 		// 90 % and the ceiling lie too close on the log axis for two labels.
 		xtick: func(v float64) string {
-			if v == 90 {
+			if v == 90 && ceilings {
 				return ""
 			}
 			return num(v, 0) + " %"
