@@ -194,21 +194,6 @@ func main() {
 		}
 	}
 
-	if *loadRun {
-		from := benchFile
-		if *ceilingsFrom != "" {
-			from = *ceilingsFrom
-		}
-		ceilings, err := keepAliveCeilings(from)
-		if err != nil {
-			fatal(err)
-		}
-		rounds := blockCount(*quick, *loadRounds)
-		if err := runAll(root, loadFile, *quick, forced, rounds, loadCommands(*quick, rounds, min(rounds, *capacityRounds), ceilings)); err != nil {
-			fatal(err)
-		}
-	}
-
 	if *loadRun || *atLoadRun {
 		from := benchFile
 		if *ceilingsFrom != "" {
@@ -217,6 +202,12 @@ func main() {
 		ceilings, err := keepAliveCeilings(from)
 		if err != nil {
 			fatal(err)
+		}
+		if *loadRun {
+			rounds := blockCount(*quick, *loadRounds)
+			if err := runAll(root, loadFile, *quick, forced, rounds, loadCommands(*quick, rounds, min(rounds, *capacityRounds), ceilings)); err != nil {
+				fatal(err)
+			}
 		}
 		blocks := blockCount(*quick, *atLoadBlocks)
 		if err := runAll(root, atLoadFile, *quick, forced, blocks, atLoadCommands(*quick, blocks, ceilings)); err != nil {

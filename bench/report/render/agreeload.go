@@ -82,13 +82,7 @@ func AgreeLoad(dirs []string) (string, error) {
 // each invocation's blocks beside a reference nginx (Report.AtLoad).
 func agreeAtLoad(b *strings.Builder, reps []report.Report) {
 	fmt.Fprintf(b, "\n## CPU per request at %s of the ceiling, against the reference nginx beside it\n\nmake bench-load's blocks at %s of each ceiling, in each invocation:\n\n", pickLoad, pickLoad)
-	for i, r := range reps {
-		if s, ok := r.Sections["atload"]; ok {
-			fmt.Fprintf(b, "- %d: %s, %s\n", i+1, s.Date, plural(s.Rounds, "block"))
-		} else {
-			fmt.Fprintf(b, "- %d: none\n", i+1)
-		}
-	}
+	sectionDates(b, reps, "atload", "none")
 	fmt.Fprintf(b, "\nEach cell is the ratio to a reference nginx held at %s of its own ceiling right before and after the server, block by block over the blocks kept, %s, and its interval's half-width over the median. "+
 		"The last column is the invocations' medians' spread, half their range over their median.\n\n", pickLoad, interval(reps[0].Sections["atload"].Rounds))
 	if differ := ceilingsDiffer(reps, "atload"); differ != "" {
@@ -119,6 +113,18 @@ func agreeAtLoad(b *strings.Builder, reps []report.Report) {
 			last = fmt.Sprintf("±%.1f %%", 100*halfWidth(bench.FigureOf(medians)))
 		}
 		fmt.Fprintf(b, "| %s | %s | %s |\n", p.Server, strings.Join(cells, " | "), last)
+	}
+}
+
+// sectionDates lists, invocation by invocation, when section ran and in
+// how many blocks, or none where it did not.
+func sectionDates(b *strings.Builder, reps []report.Report, section, none string) {
+	for i, r := range reps {
+		if s, ok := r.Sections[section]; ok {
+			fmt.Fprintf(b, "- %d: %s, %s\n", i+1, s.Date, plural(s.Rounds, "block"))
+		} else {
+			fmt.Fprintf(b, "- %d: %s\n", i+1, none)
+		}
 	}
 }
 
