@@ -143,8 +143,8 @@ func Build(all map[string]Samples, why map[string]string, sections map[string]Se
 			if l, ok := LatPoint(strings.TrimPrefix(key, "hellobench/bench/BenchmarkLoad/"), s, why[key]); ok {
 				rep.Load = append(rep.Load, l)
 			}
-		case strings.HasPrefix(key, "hellobench/bench/BenchmarkCapacity/"):
-			if c, ok := capacityPoint(strings.TrimPrefix(key, "hellobench/bench/BenchmarkCapacity/"), s); ok {
+		case strings.HasPrefix(key, capacityPrefix):
+			if c, ok := capacityPoint(strings.TrimPrefix(key, capacityPrefix), s); ok {
 				rep.Capacity = append(rep.Capacity, c)
 			}
 		case strings.HasPrefix(key, "hellobench/bench/BenchmarkWhy/"):

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bufio"
+	"cmp"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -65,7 +66,7 @@ const (
 
 // Read builds the report from the benchmark files of its sections
 // ("ceilings": a bench.txt, "sweep", "scale", "work", "latency", "load",
-// "readiness", "tls", "tls-keepalive"); a file
+// "readiness", "tls", "tls-keepalive", "atload", "capacity"); a file
 // that does not exist is a section not measured, and none at all is an
 // error.
 func Read(files map[string]string) (Report, error) {
@@ -73,14 +74,21 @@ func Read(files map[string]string) (Report, error) {
 	why := map[string]string{}
 	sections := map[string]Section{}
 	var names []string
-	// In order, so that tls-keepalive follows tls: its keep-alive
-	// blocks replace any tls.txt recorded before they had a file of their
-	// own.
-	for _, name := range slices.Sorted(maps.Keys(files)) {
+	// The files that replace part of another's last, so that what they
+	// replace is there to drop.
+	order := slices.SortedFunc(maps.Keys(files), func(a, b string) int {
+		_, ra := replaces[a]
+		_, rb := replaces[b]
+		if ra != rb {
+			return cmp.Compare(b2i(ra), b2i(rb))
+		}
+		return strings.Compare(a, b)
+	})
+	for _, name := range order {
 		f := files[name]
-		if name == "tls-keepalive" {
+		if r, ok := replaces[name]; ok {
 			if _, err := os.Stat(f); err == nil {
-				dropMode(all, why, tlsPrefix, string(bench.TLSKeepAlive))
+				dropMode(all, why, r.prefix, r.mode)
 			}
 		}
 		sec, ok, err := ReadBench(f, all, why)
@@ -99,10 +107,24 @@ func Read(files map[string]string) (Report, error) {
 	return Build(all, why, sections, CeilingConns), nil
 }
 
+// replaces says which benchmarks of another file a section's file, when
+// there is one, replaces: make bench-tls's keep-alive blocks replace the
+// keep-alive rows of a tls.txt recorded before they had a file of their
+// own, and a search for the rate within the p99 bound run alone
+// (bin/report -capacity) replaces load.txt's.
+var replaces = map[string]struct{ prefix, mode string }{
+	"tls-keepalive": {tlsPrefix, string(bench.TLSKeepAlive)},
+	"capacity":      {capacityPrefix, ""},
+}
+
+// capacityPrefix starts the benchmark keys of the search for the rate
+// within the p99 bound (BenchmarkCapacity).
+const capacityPrefix = "hellobench/bench/BenchmarkCapacity/"
+
 // dropMode removes the samples, and the reasons for falling over, of the
-// benchmarks under prefix in mode.
+// benchmarks under prefix in mode ("": every mode).
 func dropMode(all map[string]Samples, why map[string]string, prefix, mode string) {
-	in := func(key string) bool { return strings.HasPrefix(key, prefix) && strings.HasSuffix(key, "/"+mode) }
+	in := func(key string) bool { return strings.HasPrefix(key, prefix) && (mode == "" || strings.HasSuffix(key, "/"+mode)) }
 	maps.DeleteFunc(all, func(key string, _ Samples) bool { return in(key) })
 	maps.DeleteFunc(why, func(key string, _ string) bool { return in(key) })
 }

@@ -136,12 +136,9 @@ func latencyCommands(quick bool, rounds int, ceilings, logs string) [][]string {
 // servers at one share and searches in two steps.
 func loadCommands(quick bool, rounds, searches int, ceilings string) [][]string {
 	points := []string{"-rates", "10000,25000,40000", "-of", "0.1,0.25,0.5,0.75,0.9", "-many-conns", "0", "-lat-for", "1s", "-lat-warmup", "300ms"}
-	search := []string{"-lat-for", "1s", "-lat-warmup", "300ms"}
 	var why []string
 	if quick {
-		servers := []string{"-lat-servers", quickServers(ceilings)}
-		points = slices.Concat(servers, []string{"-rates", "10000", "-of", "0.25", "-many-conns", "0", "-lat-for", "300ms", "-lat-warmup", "100ms"})
-		search = slices.Concat(servers, []string{"-slo-steps", "2", "-lat-for", "300ms", "-lat-warmup", "100ms"})
+		points = []string{"-lat-servers", quickServers(ceilings), "-rates", "10000", "-of", "0.25", "-many-conns", "0", "-lat-for", "300ms", "-lat-warmup", "100ms"}
 		why = []string{"-why-servers", quickServers(ceilings), "-why-for", "300ms"}
 	}
 	var cmds [][]string
@@ -150,11 +147,32 @@ func loadCommands(quick bool, rounds, searches int, ceilings string) [][]string 
 		cmds = append(cmds, goTest(slices.Concat([]string{"-bench", "^BenchmarkLoad$", "-benchtime", "1x", "-timeout", "0", "./bench", "-args", "-ceilings", ceilings}, points, block)...))
 		if k < searches {
 			cmds = append(cmds,
-				goTest(slices.Concat([]string{"-bench", "^BenchmarkCapacity$", "-benchtime", "1x", "-timeout", "0", "./bench", "-args", "-ceilings", ceilings}, search, block)...),
+				searchCommand(quick, k, ceilings),
 				goTest(slices.Concat([]string{"-bench", "^BenchmarkWhy$", "-benchtime", "1x", "-timeout", "0", "./bench", "-args", "-ceilings", ceilings}, why, block)...))
 		}
 	}
 	return cmds
+}
+
+// capacityCommands are make bench-load's searches for the rate within the
+// p99 bound alone (bin/report -capacity), round after round.
+func capacityCommands(quick bool, rounds int, ceilings string) [][]string {
+	var cmds [][]string
+	for k := range rounds {
+		cmds = append(cmds, searchCommand(quick, k, ceilings))
+	}
+	return cmds
+}
+
+// searchCommand is one round of the search for the rate within the p99
+// bound (BenchmarkCapacity), in round k's order; -quick searches two
+// servers in two steps.
+func searchCommand(quick bool, k int, ceilings string) []string {
+	search := []string{"-lat-for", "1s", "-lat-warmup", "300ms"}
+	if quick {
+		search = []string{"-lat-servers", quickServers(ceilings), "-slo-steps", "2", "-lat-for", "300ms", "-lat-warmup", "100ms"}
+	}
+	return goTest(slices.Concat([]string{"-bench", "^BenchmarkCapacity$", "-benchtime", "1x", "-timeout", "0", "./bench", "-args", "-ceilings", ceilings}, search, []string{"-block", fmt.Sprint(k)})...)
 }
 
 // atLoadCommands are make bench-load's blocks at a quarter of each

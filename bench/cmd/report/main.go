@@ -5,7 +5,7 @@
 //
 // Usage:
 //
-//	report [-run] [-in-memory=false] [-sweep] [-work] [-latency] [-load] [-at-load] [-tls] [-tls-keepalive] [-quick] [-blocks 26] [-for 300ms] [-work-blocks 6] [-sweep-rounds 3] [-n 200000] [-out results] [-docs]
+//	report [-run] [-in-memory=false] [-sweep] [-work] [-latency] [-load] [-at-load] [-capacity] [-tls] [-tls-keepalive] [-quick] [-blocks 26] [-for 300ms] [-work-blocks 6] [-sweep-rounds 3] [-n 200000] [-out results] [-docs]
 //
 // The results model and its rules are package report, the markdown and
 // SVG package render; this command runs the benches and writes the files.
@@ -23,7 +23,9 @@
 // -load-rounds rounds, and the search for the rate each holds within a
 // p99 bound, in -capacity-rounds, into load.txt, and (as with -at-load)
 // at a quarter of their ceilings beside a reference nginx at a quarter of
-// its own, in -at-load-blocks blocks, into atload.txt; with -tls the servers
+// its own, in -at-load-blocks blocks, into atload.txt (-capacity runs the
+// search alone, into capacity.txt, which replaces load.txt's); with -tls
+// the servers
 // over TLS and HTTP/2 beside a reference nginx over TLS, in -tls-blocks
 // blocks, into tls.txt, and keep-alive over TLS in -tls-keepalive-blocks
 // short blocks into tls-keepalive.txt (-tls-keepalive runs only those).
@@ -71,6 +73,7 @@ func main() {
 	latencyRun := flag.Bool("latency", false, "run the servers at fixed rates (the ladder, shares of each one's keep-alive ceiling from the ceilings in -out) into latency.txt first, their HdrHistogram logs into latency/")
 	ceilingsFrom := flag.String("ceilings-from", "", "with -latency or -load: the bench.txt whose keep-alive ceilings the shares are of (default: the one in -out)")
 	loadRun := flag.Bool("load", false, "run the servers at shares of their keep-alive ceilings and the ladder for their CPU per request, and the search for the rate each holds within a p99 bound, into load.txt first (ceilings as -latency takes them), and -at-load's blocks")
+	capacityRun := flag.Bool("capacity", false, "run make bench-load's search for the rate each server holds within the p99 bound alone, in -capacity-rounds rounds, into capacity.txt first (ceilings as -latency takes them); it replaces load.txt's")
 	atLoadRun := flag.Bool("at-load", false, "run the servers at a quarter of their keep-alive ceilings beside a reference nginx at a quarter of its own, in -at-load-blocks blocks, into atload.txt first (ceilings as -latency takes them)")
 	// As the ceilings: only the host's usual level counts, and it holds
 	// about half the blocks.
@@ -150,7 +153,7 @@ func main() {
 	// keep no partial output.
 	proc.Handle("report", 5*time.Second, removePartial)
 	var forced string
-	if *run || *sweep || *scaleRun || *workRun || *latencyRun || *loadRun || *atLoadRun || *tlsRun || *tlsKeepAliveRun {
+	if *run || *sweep || *scaleRun || *workRun || *latencyRun || *loadRun || *atLoadRun || *capacityRun || *tlsRun || *tlsKeepAliveRun {
 		cfg, err := bench.DefaultConfig()
 		if err != nil {
 			log.Fatal(err)
@@ -169,6 +172,7 @@ func main() {
 	latencyFile := filepath.Join(*out, "latency.txt")
 	loadFile := filepath.Join(*out, "load.txt")
 	atLoadFile := filepath.Join(*out, "atload.txt")
+	capacityFile := filepath.Join(*out, "capacity.txt")
 	readinessFile := filepath.Join(*out, "readiness.txt")
 	tlsFile := filepath.Join(*out, "tls.txt")
 	tlsKeepAliveFile := filepath.Join(*out, "tls-keepalive.txt")
@@ -194,7 +198,7 @@ func main() {
 		}
 	}
 
-	if *loadRun || *atLoadRun {
+	if *loadRun || *atLoadRun || *capacityRun {
 		from := benchFile
 		if *ceilingsFrom != "" {
 			from = *ceilingsFrom
@@ -209,9 +213,17 @@ func main() {
 				fatal(err)
 			}
 		}
-		blocks := blockCount(*quick, *atLoadBlocks)
-		if err := runAll(root, atLoadFile, *quick, forced, blocks, atLoadCommands(*quick, blocks, ceilings)); err != nil {
-			fatal(err)
+		if *capacityRun {
+			rounds := blockCount(*quick, *capacityRounds)
+			if err := runAll(root, capacityFile, *quick, forced, rounds, capacityCommands(*quick, rounds, ceilings)); err != nil {
+				fatal(err)
+			}
+		}
+		if *loadRun || *atLoadRun {
+			blocks := blockCount(*quick, *atLoadBlocks)
+			if err := runAll(root, atLoadFile, *quick, forced, blocks, atLoadCommands(*quick, blocks, ceilings)); err != nil {
+				fatal(err)
+			}
 		}
 	}
 
@@ -245,9 +257,9 @@ func main() {
 		}
 	}
 
-	rep, err := report.Read(map[string]string{"ceilings": benchFile, "sweep": sweepFile, "scale": scaleFile, "work": workFile, "latency": latencyFile, "load": loadFile, "readiness": readinessFile, "tls": tlsFile, "tls-keepalive": tlsKeepAliveFile, "atload": atLoadFile})
+	rep, err := report.Read(map[string]string{"ceilings": benchFile, "sweep": sweepFile, "scale": scaleFile, "work": workFile, "latency": latencyFile, "load": loadFile, "readiness": readinessFile, "tls": tlsFile, "tls-keepalive": tlsKeepAliveFile, "atload": atLoadFile, "capacity": capacityFile})
 	if err != nil {
-		log.Fatalf("%v: run with -run, -sweep, -scale, -work, -latency, -load, -at-load, -readiness, -tls or -tls-keepalive", err)
+		log.Fatalf("%v: run with -run, -sweep, -scale, -work, -latency, -load, -at-load, -capacity, -readiness, -tls or -tls-keepalive", err)
 	}
 	if rep.Clients, err = report.ReadClients(filepath.Join(*out, "clients.json")); err != nil {
 		log.Fatal(err)

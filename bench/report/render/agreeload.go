@@ -20,7 +20,7 @@ func AgreeLoad(dirs []string) (string, error) {
 		return "", err
 	}
 	if differ := ceilingsDiffer(reps, "load"); differ != "" {
-		fmt.Fprintf(b, "\n**%s held the servers at shares of other keep-alive ceilings than the first (another run of make bench): their rates are not the same loads as the first's, and the capacities are not comparable.**\n", differ)
+		fmt.Fprintf(b, "\n**%s held the servers at shares of other keep-alive ceilings than the first (another run of make bench): their rates are not the same loads as the first's.**\n", differ)
 	}
 	label := pickLabel
 	fmt.Fprintf(b, "\n## CPU per request at %s of the ceiling, as a ratio to nginx's\n\n"+
@@ -53,7 +53,19 @@ func AgreeLoad(dirs []string) (string, error) {
 	if len(reps[0].Capacity) > 0 {
 		fmt.Fprintf(b, "\n## The rate held with p99 within %s µs\n\nEach cell is the rate in req/s, %s over the search's rounds; the last column is the invocations' medians' spread, half their range over their median, and whether it is within ±10 %%.\n\n",
 			num(reps[0].Capacity[0].SLO, 0), interval(reps[0].Capacity[0].Rate.N))
-		b.WriteString(agreeHead(len(reps), "medians' spread"))
+		searched := make([]report.Report, len(reps)) // whose sections say where each search came from
+		for i, r := range reps {
+			searched[i] = r
+			if s, ok := r.Sections["capacity"]; ok {
+				searched[i].Sections = map[string]report.Section{"load": s}
+			}
+		}
+		b.WriteString("Each invocation's search (`make bench-load`'s, or `bin/report -capacity` run alone):\n\n")
+		sectionDates(b, searched, "load", "round", "none")
+		if differ := ceilingsDiffer(searched, "load"); differ != "" {
+			fmt.Fprintf(b, "\n**%s searched between shares of other keep-alive ceilings than the first's: the capacities are not comparable.**\n", differ)
+		}
+		b.WriteString("\n" + agreeHead(len(reps), "medians' spread"))
 		var noisy []string
 		for _, c := range reps[0].Capacity {
 			var cells []string
@@ -82,7 +94,7 @@ func AgreeLoad(dirs []string) (string, error) {
 // each invocation's blocks beside a reference nginx (Report.AtLoad).
 func agreeAtLoad(b *strings.Builder, reps []report.Report) {
 	fmt.Fprintf(b, "\n## CPU per request at %s of the ceiling, against the reference nginx beside it\n\nmake bench-load's blocks at %s of each ceiling, in each invocation:\n\n", pickLoad, pickLoad)
-	sectionDates(b, reps, "atload", "none")
+	sectionDates(b, reps, "atload", "block", "none")
 	fmt.Fprintf(b, "\nEach cell is the ratio to a reference nginx held at %s of its own ceiling right before and after the server, block by block over the blocks kept, %s, and its interval's half-width over the median. "+
 		"The last column is the invocations' medians' spread, half their range over their median.\n\n", pickLoad, interval(reps[0].Sections["atload"].Rounds))
 	if differ := ceilingsDiffer(reps, "atload"); differ != "" {
@@ -117,11 +129,11 @@ func agreeAtLoad(b *strings.Builder, reps []report.Report) {
 }
 
 // sectionDates lists, invocation by invocation, when section ran and in
-// how many blocks, or none where it did not.
-func sectionDates(b *strings.Builder, reps []report.Report, section, none string) {
+// how many blocks or rounds (unit), or none where it did not.
+func sectionDates(b *strings.Builder, reps []report.Report, section, unit, none string) {
 	for i, r := range reps {
 		if s, ok := r.Sections[section]; ok {
-			fmt.Fprintf(b, "- %d: %s, %s\n", i+1, s.Date, plural(s.Rounds, "block"))
+			fmt.Fprintf(b, "- %d: %s, %s\n", i+1, s.Date, plural(s.Rounds, unit))
 		} else {
 			fmt.Fprintf(b, "- %d: %s\n", i+1, none)
 		}

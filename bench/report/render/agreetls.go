@@ -22,7 +22,7 @@ func AgreeTLS(dirs []string) (string, error) {
 	}
 	if _, ok := reps[0].Sections["tls-keepalive"]; ok {
 		b.WriteString("\nKeep-alive over TLS 1.3 from each one's keep-alive blocks, a separate invocation:\n\n")
-		sectionDates(b, reps, "tls-keepalive", "none: its keep-alive rows are its tls.txt's")
+		sectionDates(b, reps, "tls-keepalive", "block", "none: its keep-alive rows are its tls.txt's")
 	}
 	fmt.Fprintf(b, "\nEach cell is %s, the client that ran it, and the interval's half-width over the median; "+
 		"a row not saturated says why. The last column is the invocations' medians' spread, half their range over their median.\n", interval(reps[0].Sections["tls"].Rounds))
