@@ -41,7 +41,7 @@ FUZZTIME ?= 30s
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
 .DEFAULT_GOAL := help
-.PHONY: help servers build $(addprefix bin/,$(TOOLS)) deps test vet fuzz robust soak bench bench-again bench-quick bench-sweep bench-scale bench-work bench-latency bench-latency-again bench-load bench-at-load bench-load-again bench-at-load-again bench-readiness bench-tls bench-tls-keepalive bench-tls-again bench-tls-keepalive-again compare-gnet compare-fcgi compare-clients compare-guards FORCE
+.PHONY: help servers build $(addprefix bin/,$(TOOLS)) deps test vet fuzz robust soak bench bench-again bench-quick bench-sweep bench-scale bench-work bench-latency bench-latency-again bench-load bench-at-load bench-load-again bench-at-load-again bench-capacity-again bench-readiness bench-tls bench-tls-keepalive bench-tls-again bench-tls-keepalive-again compare-gnet compare-fcgi compare-clients compare-guards FORCE
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_%-]+:.*## / {printf "  %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -149,6 +149,11 @@ bench-tls-keepalive-again: build deps ## make bench-tls's keep-alive blocks twic
 bench-load-again: build deps ## make bench-load twice more, separately; results/load-agreement.md
 	bin/report $(RUNFLAGS) -load -ceilings-from results/bench.txt -out results/again/load-2
 	bin/report $(RUNFLAGS) -load -ceilings-from results/bench.txt -out results/again/load-3
+	bin/report -agree-load results,results/again/load-2,results/again/load-3 | tee results/load-agreement.md
+
+bench-capacity-again: build deps ## make bench-load's search for the rate within the p99 bound twice more, alone, on make bench's ceilings in results/, into the directories of make bench-load-again (capacity.txt replaces their load.txt's search); results/load-agreement.md
+	bin/report $(RUNFLAGS) -capacity -ceilings-from results/bench.txt -out results/again/load-2
+	bin/report $(RUNFLAGS) -capacity -ceilings-from results/bench.txt -out results/again/load-3
 	bin/report -agree-load results,results/again/load-2,results/again/load-3 | tee results/load-agreement.md
 
 bench-at-load-again: build deps ## make bench-load's blocks at a quarter of each ceiling twice more, separately, into the directories of make bench-load-again; results/load-agreement.md

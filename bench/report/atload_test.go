@@ -42,3 +42,26 @@ func TestAtLoadNeverHeld(t *testing.T) {
 		t.Errorf("never held: %+v", ps)
 	}
 }
+
+// TestCapacityFile checks that a search run alone (capacity.txt) replaces
+// the search of the load.txt beside it, and that without it load.txt's
+// stands.
+func TestCapacityFile(t *testing.T) {
+	for _, c := range []struct {
+		files map[string]string
+		want  float64
+	}{
+		{map[string]string{"load": "testdata/load-capacity.txt"}, 51000},
+		{map[string]string{"load": "testdata/load-capacity.txt", "capacity": "testdata/capacity.txt"}, 71000},
+		{map[string]string{"load": "testdata/load-capacity.txt", "capacity": "testdata/none.txt"}, 51000},
+	} {
+		rep, err := Read(c.files)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, ok := FindCapacity(rep.Capacity, "nethttp")
+		if !ok || got.Rate.N != 2 || !near(got.Rate.Median, c.want) {
+			t.Errorf("%v: nethttp's rate %+v, want %v over 2 rounds", c.files, got.Rate, c.want)
+		}
+	}
+}

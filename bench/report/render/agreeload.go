@@ -56,9 +56,12 @@ func AgreeLoad(dirs []string) (string, error) {
 		searched := make([]report.Report, len(reps)) // whose sections say where each search came from
 		for i, r := range reps {
 			searched[i] = r
-			if s, ok := r.Sections["capacity"]; ok {
-				searched[i].Sections = map[string]report.Section{"load": s}
+			s, ok := r.Sections["capacity"]
+			if !ok && len(r.Capacity) > 0 {
+				s = r.Sections["load"]
+				s.Rounds = r.Capacity[0].Rate.N // the search ran in the first rounds only
 			}
+			searched[i].Sections = map[string]report.Section{"load": s}
 		}
 		b.WriteString("Each invocation's search (`make bench-load`'s, or `bin/report -capacity` run alone):\n\n")
 		sectionDates(b, searched, "load", "round", "none")
@@ -175,21 +178,35 @@ func ceilingsArg(s report.Section) string {
 // whose second holds a few such stalls misses a p99 bound of a few
 // milliseconds however fast the server.
 func hostStalls(reps []report.Report) string {
-	var p99, p999, most []float64
+	var p99, p999, most, held []float64
 	for _, r := range reps {
+		for _, c := range r.Capacity {
+			if c.HostP99.N > 0 {
+				held = append(held, c.HostP99.Median)
+			}
+		}
+		if _, alone := r.Sections["capacity"]; alone {
+			continue // its load points are of another invocation than its search
+		}
 		for _, l := range r.Load {
 			if l.HostP99 != nil {
 				p99, p999, most = append(p99, l.HostP99.Median), append(p999, l.HostP999.Median), append(most, l.HostMax.Median)
 			}
 		}
 	}
-	if len(p99) == 0 {
+	span := func(v []float64) string { return num(slices.Min(v), 0) + "–" + num(slices.Max(v), 0) + " µs" }
+	var says []string
+	if len(p99) > 0 {
+		says = append(says, fmt.Sprintf("at the load points of the invocations whose search ran with them the host's own stalls (the stall meter's later CPU) reached p99 %s, p99.9 %s and at most %s", span(p99), span(p999), span(most)))
+	}
+	if len(held) > 0 {
+		says = append(says, fmt.Sprintf("at the last step each search held, its stall p99 was %s", span(held)))
+	}
+	if len(says) == 0 {
 		return "the host's stalls were not measured."
 	}
-	span := func(v []float64) string { return num(slices.Min(v), 0) + "–" + num(slices.Max(v), 0) + " µs" }
-	return fmt.Sprintf("at the load points of the %d invocations the host's own stalls (the stall meter's later CPU) reached p99 %s, p99.9 %s and at most %s, "+
-		"so one second at a rate the server holds can still see its p99 pushed over the bound, and the bisection then searches below it.",
-		len(reps), span(p99), span(p999), span(most))
+	return strings.Join(says, "; ") + ". A step is one second, and it fails on one p99 over the bound: " +
+		"a stall of a few milliseconds, or a queue it leaves behind, in a second at a rate the server holds can push it over, and the bisection then searches below that rate."
 }
 
 // agreeHead is the head of a table with a column per invocation.
