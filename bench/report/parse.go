@@ -2,8 +2,8 @@ package report
 
 import (
 	"bufio"
-	"cmp"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -124,7 +124,9 @@ const capacityPrefix = "hellobench/bench/BenchmarkCapacity/"
 // dropMode removes the samples, and the reasons for falling over, of the
 // benchmarks under prefix in mode ("": every mode).
 func dropMode(all map[string]Samples, why map[string]string, prefix, mode string) {
-	in := func(key string) bool { return strings.HasPrefix(key, prefix) && (mode == "" || strings.HasSuffix(key, "/"+mode)) }
+	in := func(key string) bool {
+		return strings.HasPrefix(key, prefix) && (mode == "" || strings.HasSuffix(key, "/"+mode))
+	}
 	maps.DeleteFunc(all, func(key string, _ Samples) bool { return in(key) })
 	maps.DeleteFunc(why, func(key string, _ string) bool { return in(key) })
 }
