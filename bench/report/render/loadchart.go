@@ -34,8 +34,13 @@ func LoadSVG(rep report.Report) string {
 			ceilings = true
 		}
 	}
+	sub, xtitle := "marker: median of the rounds; whisker: min–max", "load: share of the server's own keep-alive ceiling, 10, 25, 50, 75 and 90 % (log scale)"
+	if ceilings {
+		sub += "; at 100 %: the ceiling's blocks"
+		xtitle = "load: share of the server's own keep-alive ceiling, 10, 25, 50, 75 and 90 % and the ceiling's (log scale)"
+	}
 	s := &svg{}
-	s.heading("Server CPU per request against load, keep-alive, 50 connections", "marker: median of the rounds; whisker: min–max; at 100 %: the ceiling's blocks")
+	s.heading("Server CPU per request against load, keep-alive, 50 connections", sub)
 	y := s.sweepPanel(ps, chartPanel{ytitle: "server CPU per request (µs, log scale)", log: true,
 		val: func(p report.Point) report.Figure { return p.CPU }, tick: plainTick, tip: func(v float64) string { return num(v, 2) + " µs/req" },
 		// 90 % and the ceiling lie too close on the log axis for two labels.
@@ -44,7 +49,7 @@ func LoadSVG(rep report.Report) string {
 				return ""
 			}
 			return num(v, 0) + " %"
-		}, xtitle: "load: share of the server's own keep-alive ceiling, 10, 25, 50, 75 and 90 % and the ceiling's (log scale)",
+		}, xtitle: xtitle,
 		at: func(p report.Point) string { return num(float64(p.Conns), 0) + " % of its ceiling" }}, 64)
 	return s.finishSweep(ps, y)
 }
