@@ -121,10 +121,10 @@ bench-latency-again: build deps ## make bench-latency twice more, separately; re
 	rm -rf results/again/latency-2/latency results/again/latency-3/latency
 
 # The shares are of the keep-alive ceilings make bench left in results/.
-bench-load: build deps ## each server's CPU per request at shares of its ceiling (6 rounds) and the rate it holds with p99 within 5 ms (3 rounds), then at a quarter of its ceiling beside a reference nginx (26 blocks), about forty minutes; results/, docs/load.md and the pick table
+bench-load: build deps ## each server's CPU per request at shares of its ceiling (6 rounds) and the rate it holds with p99 within 5 ms (3 rounds), then at a quarter of its ceiling beside a reference nginx (26 blocks), about half an hour; results/, docs/load.md and the pick table
 	bin/report $(RUNFLAGS) -load -docs -out results
 
-bench-at-load: build deps ## make bench-load's blocks at a quarter of each ceiling alone (about fifteen minutes); results/, docs/load.md and the pick table
+bench-at-load: build deps ## make bench-load's blocks at a quarter of each ceiling alone (about ten minutes); results/, docs/load.md and the pick table
 	bin/report $(RUNFLAGS) -at-load -docs -out results
 
 bench-readiness: build deps ## what the floors on epoll and io_uring, gnet and nginx ask of the kernel per request, saturated (5 rounds, about two minutes); results/, bench/COSTS.md section 7
