@@ -4,7 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"testing"
-	"time"
 )
 
 var flagAt = flag.Float64("at", 0.25, "BenchmarkAtLoad's rate, as a share of each server's keep-alive ceiling (-ceilings)")
@@ -84,11 +83,9 @@ func heldAt(s *Server, client Client, l Load) (heldRun, error) {
 		return heldRun{}, err
 	}
 	r := heldRun{Stats: st, Held: st.ReqPerSec >= 0.99*l.Rate}
-	cpu, wall, ok := usage.over(st.Start, st.Start.Add(st.Elapsed))
-	if !ok || st.ReqPerSec <= 0 {
+	var ok bool
+	if r.CPU, r.Busy, ok = usage.perRequest(st); !ok {
 		return r, fmt.Errorf("bench: %s: no CPU samples within the measured %v", s.Name, st.Elapsed)
 	}
-	r.CPU = float64(cpu) / float64(time.Microsecond) / (st.ReqPerSec * wall.Seconds())
-	r.Busy = 100 * cpu.Seconds() / wall.Seconds()
 	return r, nil
 }

@@ -161,9 +161,9 @@ func atRate(b *testing.B, cfg Config, client Client, s *Server, p ratePoint, tra
 	// The server's CPU over loadgen's measured span alone: the warm-up ran
 	// on the same connections at the same rate, but its requests are not
 	// counted.
-	if cpu, wall, ok := usage.over(st.Start, st.Start.Add(st.Elapsed)); ok && st.ReqPerSec > 0 {
-		b.ReportMetric(us(cpu)/(st.ReqPerSec*wall.Seconds()), "cpu-us/req")
-		b.ReportMetric(100*cpu.Seconds()/wall.Seconds(), "cpu-%")
+	if cpu, busy, ok := usage.perRequest(st); ok {
+		b.ReportMetric(cpu, "cpu-us/req")
+		b.ReportMetric(busy, "cpu-%")
 	}
 	if host != nil {
 		w := stall.Worst(host)

@@ -72,3 +72,15 @@ func (u *usageLog) over(from, to time.Time) (cpu, wall time.Duration, ok bool) {
 	}
 	return u.cpu[j] - u.cpu[i], u.at[j].Sub(u.at[i]), true
 }
+
+// perRequest is the server's CPU µs per request and its core's busy
+// share, in percent, over the client's measured span of st (at its rate
+// achieved); ok is false when the span holds too few samples or no
+// requests.
+func (u *usageLog) perRequest(st Stats) (cpuUS, busy float64, ok bool) {
+	cpu, wall, ok := u.over(st.Start, st.Start.Add(st.Elapsed))
+	if !ok || st.ReqPerSec <= 0 {
+		return 0, 0, false
+	}
+	return float64(cpu) / float64(time.Microsecond) / (st.ReqPerSec * wall.Seconds()), 100 * cpu.Seconds() / wall.Seconds(), true
+}

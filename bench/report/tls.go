@@ -33,9 +33,9 @@ type TLSRow struct {
 	Handshake float64 `json:"handshake_us,omitempty"`
 }
 
-// TLSSection is the section (results file) mode's rows come from: make
+// tlsSection is the section (results file) mode's rows come from: make
 // bench-tls's keep-alive blocks have their own.
-func TLSSection(mode string) string {
+func tlsSection(mode string) string {
 	if mode == string(bench.TLSKeepAlive) {
 		return "tls-keepalive"
 	}
@@ -105,7 +105,7 @@ func buildTLS(all map[string]Samples, sections map[string]Section, ceilings []Po
 			}
 		}
 		clients[p.Server+"/"+p.Mode] = c
-		p.Coarse = Coarse(sections[TLSSection(mode)])
+		p.Coarse = Coarse(sections[tlsSection(mode)])
 		ps = append(ps, p)
 	}
 	atRefSpeed(ps, usual)

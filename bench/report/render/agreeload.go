@@ -19,7 +19,7 @@ func AgreeLoad(dirs []string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if differ := ceilingsDiffer(reps, "load"); differ != "" {
+	if differ := ceilingsDiffer(sectionsOf(reps, "load")); differ != "" {
 		fmt.Fprintf(b, "\n**%s held the servers at shares of other keep-alive ceilings than the first (another run of make bench): their rates are not the same loads as the first's.**\n", differ)
 	}
 	label := pickLabel
@@ -53,19 +53,13 @@ func AgreeLoad(dirs []string) (string, error) {
 	if len(reps[0].Capacity) > 0 {
 		fmt.Fprintf(b, "\n## The rate held with p99 within %s µs\n\nEach cell is the rate in req/s, %s over the search's rounds; the last column is the invocations' medians' spread, half their range over their median, and whether it is within ±10 %%.\n\n",
 			num(reps[0].Capacity[0].SLO, 0), interval(reps[0].Capacity[0].Rate.N))
-		searched := make([]report.Report, len(reps)) // whose sections say where each search came from
+		searches := make([]report.Section, len(reps))
 		for i, r := range reps {
-			searched[i] = r
-			s, ok := r.Sections["capacity"]
-			if !ok && len(r.Capacity) > 0 {
-				s = r.Sections["load"]
-				s.Rounds = r.Capacity[0].Rate.N // the search ran in the first rounds only
-			}
-			searched[i].Sections = map[string]report.Section{"load": s}
+			searches[i] = searchSection(r)
 		}
 		b.WriteString("Each invocation's search (`make bench-load`'s, or `bin/report -capacity` run alone):\n\n")
-		sectionDates(b, searched, "load", "round", "none")
-		if differ := ceilingsDiffer(searched, "load"); differ != "" {
+		sectionDates(b, searches, "round", "none")
+		if differ := ceilingsDiffer(searches); differ != "" {
 			fmt.Fprintf(b, "\n**%s searched between shares of other keep-alive ceilings than the first's: the capacities are not comparable.**\n", differ)
 		}
 		b.WriteString("\n" + agreeHead(len(reps), "medians' spread"))
@@ -97,10 +91,10 @@ func AgreeLoad(dirs []string) (string, error) {
 // each invocation's blocks beside a reference nginx (Report.AtLoad).
 func agreeAtLoad(b *strings.Builder, reps []report.Report) {
 	fmt.Fprintf(b, "\n## CPU per request at %s of the ceiling, against the reference nginx beside it\n\nmake bench-load's blocks at %s of each ceiling, in each invocation:\n\n", pickLoad, pickLoad)
-	sectionDates(b, reps, "atload", "block", "none")
+	sectionDates(b, sectionsOf(reps, "atload"), "block", "none")
 	fmt.Fprintf(b, "\nEach cell is the ratio to a reference nginx held at %s of its own ceiling right before and after the server, block by block over the blocks kept, %s, and its interval's half-width over the median. "+
 		"The last column is the invocations' medians' spread, half their range over their median.\n\n", pickLoad, interval(reps[0].Sections["atload"].Rounds))
-	if differ := ceilingsDiffer(reps, "atload"); differ != "" {
+	if differ := ceilingsDiffer(sectionsOf(reps, "atload")); differ != "" {
 		fmt.Fprintf(b, "**%s held the servers at a quarter of other keep-alive ceilings than the first's.**\n\n", differ)
 	}
 	b.WriteString(agreeHead(len(reps), "medians' spread"))
@@ -108,34 +102,78 @@ func agreeAtLoad(b *strings.Builder, reps []report.Report) {
 		if p.Server == "nginx" {
 			continue // the reference's own row: 1 by definition
 		}
-		var cells []string
-		var medians []float64
-		for _, r := range reps {
-			q, ok := report.Find(r.AtLoad, p.Server, p.Mode)
-			if !ok || q.CPUVsNginx == nil || q.CPUVsNginx.N == 0 {
-				cells = append(cells, "–")
-				continue
+		agreeRow(b, p.Server, len(reps), func(i int) (*report.Figure, string) {
+			q, _ := report.Find(reps[i].AtLoad, p.Server, p.Mode)
+			if q.CPUVsNginx == nil {
+				return nil, ""
 			}
-			f := *q.CPUVsNginx
-			cell := versus(&f) + fewBlocks(f)
-			if f.N > 1 {
-				cell += fmt.Sprintf(", ±%.1f %%", 100*f.HalfWidth())
-			}
-			cells, medians = append(cells, cell), append(medians, f.Median)
-		}
-		last := "–"
-		if len(medians) > 1 {
-			last = fmt.Sprintf("±%.1f %%", 100*halfWidth(bench.FigureOf(medians)))
-		}
-		fmt.Fprintf(b, "| %s | %s | %s |\n", p.Server, strings.Join(cells, " | "), last)
+			return q.CPUVsNginx, versus(q.CPUVsNginx)
+		}, nil)
 	}
 }
 
-// sectionDates lists, invocation by invocation, when section ran and in
-// how many blocks or rounds (unit), or none where it did not.
-func sectionDates(b *strings.Builder, reps []report.Report, section, unit, none string) {
+// agreeRow writes a server's line of a table with a column per invocation:
+// in each, fig(i)'s figure as text says, with its few blocks and its
+// interval's half-width, then more(i) where given; and the spread of the
+// invocations' medians. A server measured in no invocation gets no line
+// (the report says why).
+func agreeRow(b *strings.Builder, server string, n int, fig func(i int) (*report.Figure, string), more func(i int) string) {
+	var cells []string
+	var medians []float64
+	for i := range n {
+		f, text := fig(i)
+		if f == nil || f.N == 0 {
+			cells = append(cells, "–")
+			continue
+		}
+		cell := text + fewBlocks(*f)
+		if f.N > 1 {
+			cell += fmt.Sprintf(", ±%.1f %%", 100*f.HalfWidth())
+		}
+		if more != nil {
+			cell += more(i)
+		}
+		cells, medians = append(cells, cell), append(medians, f.Median)
+	}
+	if len(medians) == 0 {
+		return
+	}
+	last := "–"
+	if len(medians) > 1 {
+		last = fmt.Sprintf("±%.1f %%", 100*halfWidth(bench.FigureOf(medians)))
+	}
+	fmt.Fprintf(b, "| %s | %s | %s |\n", server, strings.Join(cells, " | "), last)
+}
+
+// sectionsOf is each report's section name (the zero Section where it
+// has none).
+func sectionsOf(reps []report.Report, name string) []report.Section {
+	secs := make([]report.Section, len(reps))
 	for i, r := range reps {
-		if s, ok := r.Sections[section]; ok {
+		secs[i] = r.Sections[name]
+	}
+	return secs
+}
+
+// searchSection is the run a report's search for the rate within the p99
+// bound came from: bin/report -capacity's, else make bench-load's, of
+// whose rounds the search ran in the first only.
+func searchSection(r report.Report) report.Section {
+	if s, ok := r.Sections["capacity"]; ok {
+		return s
+	}
+	s, ok := r.Sections["load"]
+	if ok && len(r.Capacity) > 0 {
+		s.Rounds = r.Capacity[0].Rate.N
+	}
+	return s
+}
+
+// sectionDates lists, invocation by invocation, when its section ran and
+// in how many blocks or rounds (unit), or none where it did not.
+func sectionDates(b *strings.Builder, secs []report.Section, unit, none string) {
+	for i, s := range secs {
+		if s.Date != "" {
 			fmt.Fprintf(b, "- %d: %s, %s\n", i+1, s.Date, plural(s.Rounds, unit))
 		} else {
 			fmt.Fprintf(b, "- %d: %s\n", i+1, none)
@@ -145,11 +183,11 @@ func sectionDates(b *strings.Builder, reps []report.Report, section, unit, none 
 
 // ceilingsDiffer names the invocations (by number) whose section ran on
 // other -ceilings than the first's, "" if none did.
-func ceilingsDiffer(reps []report.Report, section string) string {
-	first := ceilingsArg(reps[0].Sections[section])
+func ceilingsDiffer(secs []report.Section) string {
+	first := flagArg(secs[0], "-ceilings")
 	var differ []string
-	for i, r := range reps[1:] {
-		if ceilingsArg(r.Sections[section]) != first {
+	for i, s := range secs[1:] {
+		if flagArg(s, "-ceilings") != first {
 			differ = append(differ, fmt.Sprint(i+2))
 		}
 	}
@@ -160,17 +198,6 @@ func ceilingsDiffer(reps []report.Report, section string) string {
 		return "Invocation " + differ[0]
 	}
 	return "Invocations " + strings.Join(differ, " and ")
-}
-
-// ceilingsArg is the -ceilings argument of a section's first command.
-func ceilingsArg(s report.Section) string {
-	for _, c := range s.Commands {
-		if _, rest, ok := strings.Cut(c, "-ceilings "); ok {
-			arg, _, _ := strings.Cut(rest, " ")
-			return arg
-		}
-	}
-	return ""
 }
 
 // hostStalls says how long the host's own stalls were at the load points

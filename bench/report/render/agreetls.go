@@ -22,7 +22,7 @@ func AgreeTLS(dirs []string) (string, error) {
 	}
 	if _, ok := reps[0].Sections["tls-keepalive"]; ok {
 		b.WriteString("\nKeep-alive over TLS 1.3 from each one's keep-alive blocks, a separate invocation:\n\n")
-		sectionDates(b, reps, "tls-keepalive", "block", "none: its keep-alive rows are its tls.txt's")
+		sectionDates(b, sectionsOf(reps, "tls-keepalive"), "block", "none: its keep-alive rows are its tls.txt's")
 	}
 	fmt.Fprintf(b, "\nEach cell is %s, the client that ran it, and the interval's half-width over the median; "+
 		"a row not saturated says why. The last column is the invocations' medians' spread, half their range over their median.\n", interval(reps[0].Sections["tls"].Rounds))
@@ -58,36 +58,25 @@ func AgreeTLS(dirs []string) (string, error) {
 }
 
 // agreeTLSRow writes row's line: fig of the same server and mode in each
-// report, unless none has it.
+// report, with the client that ran it, unless none has it.
 func agreeTLSRow(b *strings.Builder, reps []report.Report, row report.TLSRow, fig func(report.TLSRow) *report.Figure, prec int) {
-	var cells []string
-	var medians []float64
-	for _, r := range reps {
-		t, ok := findTLSRow(r.TLS, row.Server, row.Mode)
-		f := fig(t)
-		if !ok || f == nil || f.N == 0 {
-			cells = append(cells, "–")
-			continue
+	rows := make([]report.TLSRow, len(reps))
+	for i, r := range reps {
+		rows[i], _ = findTLSRow(r.TLS, row.Server, row.Mode)
+	}
+	agreeRow(b, row.Server, len(reps), func(i int) (*report.Figure, string) {
+		f := fig(rows[i])
+		if f == nil {
+			return nil, ""
 		}
-		cell := bench.FormatFigure(*f, prec) + fewBlocks(*f)
-		if f.N > 1 {
-			cell += fmt.Sprintf(", ±%.1f %%", 100*f.HalfWidth())
-		}
-		cell += ", " + t.Client
-		if n := Note(t.Point); n != "" {
+		return f, bench.FormatFigure(*f, prec)
+	}, func(i int) string {
+		cell := ", " + rows[i].Client
+		if n := Note(rows[i].Point); n != "" {
 			cell += "; " + n
 		}
-		cells = append(cells, cell)
-		medians = append(medians, f.Median)
-	}
-	if len(medians) == 0 {
-		return // measured in no invocation: the report says why
-	}
-	last := "–"
-	if len(medians) > 1 {
-		last = fmt.Sprintf("±%.1f %%", 100*halfWidth(bench.FigureOf(medians)))
-	}
-	fmt.Fprintf(b, "| %s | %s | %s |\n", row.Server, strings.Join(cells, " | "), last)
+		return cell
+	})
 }
 
 // findTLSRow finds server's row in mode.

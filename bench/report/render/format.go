@@ -3,6 +3,7 @@ package render
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"hellobench/bench"
 	"hellobench/bench/report"
@@ -144,4 +145,16 @@ func b2i(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// flagArg is the argument a section's first command that has flag gives
+// it, "" if none has it.
+func flagArg(s report.Section, flag string) string {
+	for _, c := range s.Commands {
+		if _, rest, ok := strings.Cut(c, " "+flag+" "); ok {
+			arg, _, _ := strings.Cut(rest, " ")
+			return arg
+		}
+	}
+	return ""
 }

@@ -191,14 +191,15 @@ func PickShort(rep report.Report) string {
 	}
 	b.WriteString("\nA ratio whose range straddles 1 is a tie. " + source(rep, "ceilings") + "\n")
 	_, load := rep.Sections["load"]
-	switch _, at := rep.Sections["atload"]; {
-	case at && load:
+	_, at := rep.Sections["atload"]
+	if at {
 		fmt.Fprintf(&b, "\nThe column at %s of the ceiling, against a reference nginx held at %s of its own right before and after each server: %s\n", pickLoad, pickLoad, source(rep, "atload"))
+	}
+	switch {
+	case load && at:
 		fmt.Fprintf(&b, "\nThe column within %s: %s\n", sloText(rep), source(rep, "load"))
 	case load:
 		fmt.Fprintf(&b, "\nThe columns at %s of the ceiling and within %s: %s\n", pickLoad, sloText(rep), source(rep, "load"))
-	case at:
-		fmt.Fprintf(&b, "\nThe column at %s of the ceiling, against a reference nginx held at %s of its own right before and after each server: %s\n", pickLoad, pickLoad, source(rep, "atload"))
 	}
 	_, tls := rep.Sections["tls"]
 	_, ka := rep.Sections["tls-keepalive"]

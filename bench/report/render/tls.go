@@ -83,13 +83,10 @@ func TLSCosts(rep report.Report) string {
 }
 
 // keepAliveFor says how long each run of the keep-alive blocks lasted, by
-// their first command's -for.
+// their commands' -for.
 func keepAliveFor(s report.Section) string {
-	for _, c := range s.Commands {
-		if _, d, ok := strings.Cut(c, "-for "); ok {
-			d, _, _ = strings.Cut(d, " ")
-			return d + " runs"
-		}
+	if d := flagArg(s, "-for"); d != "" {
+		return d + " runs"
 	}
 	return "runs of the default length"
 }
