@@ -121,19 +121,19 @@ bench-latency-again: build deps ## make bench-latency twice more, separately; re
 	rm -rf results/again/latency-2/latency results/again/latency-3/latency
 
 # The shares are of the keep-alive ceilings make bench left in results/.
-bench-load: build deps ## each server's CPU per request at shares of its ceiling (6 rounds) and the rate it holds with p99 within 5 ms (3 rounds), then at a quarter of its ceiling beside a reference nginx (26 blocks), about half an hour; results/, docs/load.md and the pick table
+bench-load: build deps ## each server's CPU per request at shares of its ceiling (6 rounds) and the rate it holds with p99 within 5 ms (3 rounds), then at a quarter of its ceiling beside a reference nginx (40 blocks), about 35 minutes; results/, docs/load.md and the pick table
 	bin/report $(RUNFLAGS) -load -docs -out results
 
-bench-at-load: build deps ## make bench-load's blocks at a quarter of each ceiling alone (about ten minutes); results/, docs/load.md and the pick table
+bench-at-load: build deps ## make bench-load's blocks at a quarter of each ceiling alone (about a quarter of an hour); results/, docs/load.md and the pick table
 	bin/report $(RUNFLAGS) -at-load -docs -out results
 
 bench-readiness: build deps ## what the floors on epoll and io_uring, gnet and nginx ask of the kernel per request, saturated (5 rounds, about two minutes); results/, bench/COSTS.md section 7
 	bin/report $(RUNFLAGS) -readiness -docs -out results
 
-bench-tls: build deps ## what TLS and HTTP/2 cost each server beside nginx over TLS: keep-alive (52 short blocks of its own, about 20 minutes), then pipelined, resumed and full handshakes (ECDSA and RSA), TLS 1.2's keep-alive and full handshake, HTTP/2 over TLS and h2c at 1 and 16 streams (6 blocks, about 40 minutes); results/, bench/COSTS.md
+bench-tls: build deps ## what TLS and HTTP/2 cost each server beside nginx over TLS: keep-alive (72 short blocks of its own, about 25 minutes), then pipelined, resumed and full handshakes (ECDSA and RSA), TLS 1.2's keep-alive and full handshake, HTTP/2 over TLS and h2c at 1 and 16 streams (6 blocks, about 40 minutes); results/, bench/COSTS.md
 	bin/report $(RUNFLAGS) -tls -docs -out results
 
-bench-tls-keepalive: build deps ## make bench-tls's keep-alive blocks alone (about 20 minutes); results/, bench/COSTS.md
+bench-tls-keepalive: build deps ## make bench-tls's keep-alive blocks alone (about 25 minutes); results/, bench/COSTS.md
 	bin/report $(RUNFLAGS) -tls-keepalive -docs -out results
 
 bench-tls-again: build deps ## make bench-tls twice more, separately (about an hour each); results/tls-agreement.md

@@ -76,8 +76,8 @@ func main() {
 	capacityRun := flag.Bool("capacity", false, "run make bench-load's search for the rate each server holds within the p99 bound alone, in -capacity-rounds rounds, into capacity.txt first (ceilings as -latency takes them); it replaces load.txt's")
 	atLoadRun := flag.Bool("at-load", false, "run the servers at a quarter of their keep-alive ceilings beside a reference nginx at a quarter of its own, in -at-load-blocks blocks, into atload.txt first (ceilings as -latency takes them)")
 	// As the ceilings: only the host's usual level counts, and it holds
-	// about half the blocks.
-	atLoadBlocks := flag.Int("at-load-blocks", 26, "with -load or -at-load: blocks at a quarter of the ceilings, each holding every server once, in its own order")
+	// about half the blocks; 26 left io_uring's row at ±5.4 %, so 40.
+	atLoadBlocks := flag.Int("at-load-blocks", 40, "with -load or -at-load: blocks at a quarter of the ceilings, each holding every server once, in its own order")
 	// Six rounds are the fewest whose order statistics give a 95 % interval.
 	loadRounds := flag.Int("load-rounds", 6, "with -load: rounds of the points, each holding every server once in its own order")
 	readinessRun := flag.Bool("readiness", false, "count what the floors on epoll and io_uring, gnet and nginx ask of the kernel per request, saturated, into readiness.txt first (-readiness-rounds rounds)")
@@ -88,8 +88,9 @@ func main() {
 	tlsRun := flag.Bool("tls", false, "run keep-alive over TLS into tls-keepalive.txt (as -tls-keepalive does), then pipelined, resumed and full handshakes over TLS, and HTTP/2 over TLS and h2c, beside a reference nginx over TLS, into tls.txt first (-tls-blocks blocks)")
 	tlsKeepAliveRun := flag.Bool("tls-keepalive", false, "run keep-alive over TLS beside a reference nginx over TLS, in -tls-keepalive-blocks blocks of -for runs, into tls-keepalive.txt first")
 	// Only the host's usual level counts, and it holds about a third of
-	// the blocks: 52 blocks keep some 15-20 per server, about 20 minutes.
-	tlsKeepAliveBlocks := flag.Int("tls-keepalive-blocks", 52, "with -tls or -tls-keepalive: blocks of keep-alive over TLS, each running every server once, in its own order")
+	// the blocks: 52 kept some 15-20 per server and left two rows at
+	// ±5.1-5.2 %, so 72, about 25 minutes.
+	tlsKeepAliveBlocks := flag.Int("tls-keepalive-blocks", 72, "with -tls or -tls-keepalive: blocks of keep-alive over TLS, each running every server once, in its own order")
 	// wrk runs whole seconds, so a TLS run lasts at least one: six blocks,
 	// the fewest with a 95 % interval, keep this part near forty minutes.
 	tlsBlocks := flag.Int("tls-blocks", 6, "with -tls: blocks, each running every server with TLS once in each mode, in its own order")
