@@ -46,10 +46,14 @@ func LatencySVG(rep report.Report) string {
 	if len(ps) == 0 {
 		return ""
 	}
-	ps = append(ps, hostLine(rep.Latency)...)
+	sub := "marker: median of the rounds; whisker: their range; latency from each request's due time"
+	// Runs from before the stall meter have no host line: say nothing of it.
+	if host := hostLine(rep.Latency); host != nil {
+		ps = append(ps, host...)
+		sub += "; host: its own stalls, median and range over the points"
+	}
 	s := &svg{}
-	s.heading(fmt.Sprintf("Latency against percentile at a steady %s req/s, keep-alive, %d connections", num(report.LatRate, 0), report.CeilingConns),
-		"marker: median of the rounds; whisker: their range; latency from each request's due time; host: its own stalls, median and range over the points")
+	s.heading(fmt.Sprintf("Latency against percentile at a steady %s req/s, keep-alive, %d connections", num(report.LatRate, 0), report.CeilingConns), sub)
 	y := s.sweepPanel(ps, chartPanel{ytitle: "latency, µs (log scale)", log: true,
 		val:    func(p report.Point) report.Figure { return p.P50 },
 		tick:   countTick,

@@ -47,6 +47,9 @@ func (s *svg) finishSweep(ps []report.Point, y float64) string {
 		}
 	}
 	s.legend(byRank(servers, func(n string) string { return n }), lineR+28, 84)
+	// A long legend (the latency chart's host line is its fifteenth) runs
+	// below the plot: the chart ends under its last entry.
+	y = max(y, 84+20*float64(len(servers)-1)+10)
 	if slices.ContainsFunc(ps, func(p report.Point) bool { return p.Label != "" }) {
 		s.text(10, y+10, dim, hollowNote)
 		y += 18
