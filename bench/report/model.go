@@ -172,7 +172,12 @@ type Section struct {
 	Date     string   `json:"date"`
 	Commands []string `json:"commands"`
 	Rounds   int      `json:"rounds"`
-	Quick    bool     `json:"quick,omitempty"`
+	// Kept and Most are a run's stopping rule, when it has one (make
+	// bench-tls's keep-alive blocks): after Rounds whole blocks, blocks
+	// of the rows short of Kept blocks kept, Most blocks at most in all.
+	Kept  int  `json:"kept,omitempty"`
+	Most  int  `json:"most,omitempty"`
+	Quick bool `json:"quick,omitempty"`
 	// Machine is where it ran, recorded when it ran.
 	Machine Machine `json:"machine"`
 	// CPUSource is where the servers' CPU time was read from (proc's

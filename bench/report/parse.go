@@ -57,12 +57,17 @@ const (
 	CommandPrefix = "# command: "
 	DatePrefix    = "# date: "
 	RoundsPrefix  = "# rounds: "
+	UntilPrefix   = "# until: "
 	MachinePrefix = "# machine: "
 	CpusPrefix    = "# cpus: "
 	QuickLine     = "# quick: a smoke run, not for publishing"
 	ForcedPrefix  = "# forced: "
 	SourcePrefix  = "# cpu source: "
 )
+
+// UntilFormat is the until line's (UntilPrefix) stopping rule: blocks
+// kept per row, and blocks at most in all (Section.Kept, Section.Most).
+const UntilFormat = "%d kept, at most %d blocks"
 
 // Read builds the report from the benchmark files of its sections
 // ("ceilings": a bench.txt, "sweep", "scale", "work", "latency", "load",
@@ -205,6 +210,12 @@ func parseBench(r io.Reader, into map[string]Samples, why map[string]string) (se
 		}
 		if n, ok := strings.CutPrefix(line, RoundsPrefix); ok {
 			sec.Rounds, _ = strconv.Atoi(n)
+			continue
+		}
+		if u, ok := strings.CutPrefix(line, UntilPrefix); ok {
+			if _, err := fmt.Sscanf(u, UntilFormat, &sec.Kept, &sec.Most); err != nil {
+				return sec, fmt.Errorf("the until line %q: %v", u, err)
+			}
 			continue
 		}
 		if name, ok := strings.CutPrefix(line, "--- BENCH: "); ok {

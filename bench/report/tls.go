@@ -33,6 +33,28 @@ type TLSRow struct {
 	Handshake float64 `json:"handshake_us,omitempty"`
 }
 
+// Kept is how many blocks a row's ratio to nginx rests on: those in which
+// its server was saturated and the host at its usual level.
+func (r TLSRow) Kept() int {
+	if r.CPUVsNginx == nil {
+		return 0
+	}
+	return r.CPUVsNginx.N
+}
+
+// Short is the rows of mode with a ratio to nginx that rest on fewer than
+// kept blocks, in report order. A row whose server was never saturated
+// (client-bound) is left out: more blocks would not saturate it.
+func Short(rows []TLSRow, mode string, kept int) []TLSRow {
+	var short []TLSRow
+	for _, r := range rows {
+		if r.Mode == mode && r.Server != "nginx" && r.Kept() < kept && slices.Contains(r.Saturated, true) {
+			short = append(short, r)
+		}
+	}
+	return short
+}
+
 // tlsSection is the section (results file) mode's rows come from: make
 // bench-tls's keep-alive blocks have their own.
 func tlsSection(mode string) string {

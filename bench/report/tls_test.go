@@ -1,7 +1,9 @@
 package report
 
 import (
+	"fmt"
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -96,8 +98,8 @@ func TestTLSKeepAliveFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s := rep.Sections["tls-keepalive"]; s.Rounds != 3 || s.Date != "2026-12-02 09:00 UTC" {
-		t.Errorf("keep-alive section: %d blocks on %q", s.Rounds, s.Date)
+	if s := rep.Sections["tls-keepalive"]; s.Rounds != 3 || s.Date != "2026-12-02 09:00 UTC" || s.Kept != 4 || s.Most != 3 {
+		t.Errorf("keep-alive section: %d blocks on %q, until %d kept or %d blocks; want 3, 2026-12-02 09:00 UTC, 4, 3", s.Rounds, s.Date, s.Kept, s.Most)
 	}
 	ka := findTLS(t, rep, "nethttp", "tls-keepalive")
 	// Blocks 15/10, 19.2/12 and 16.5/11: ratios 1.5, 1.6 and 1.5.
@@ -109,5 +111,28 @@ func TestTLSKeepAliveFile(t *testing.T) {
 	}
 	if h2 := findTLS(t, rep, "nethttp", "h2-16"); h2.CPU.N != 3 || !near(h2.CPU.Median, 41) {
 		t.Errorf("h2-16 from tls.txt: %d blocks, median %v; want 3, 41", h2.CPU.N, h2.CPU.Median)
+	}
+}
+
+// TestShort checks which rows the keep-alive stopping rule runs again:
+// those with a ratio to nginx on fewer kept blocks than asked, not the
+// reference itself, nor a row never saturated.
+func TestShort(t *testing.T) {
+	rep := tlsParsed(t)
+	var names []string
+	for _, r := range Short(rep.TLS, "tls-keepalive", 4) {
+		names = append(names, fmt.Sprintf("%s %d", r.Server, r.Kept()))
+	}
+	if got := strings.Join(names, ", "); got != "nethttp 3, nginx/aa 3" {
+		t.Errorf("short of 4 kept: %q, want nethttp 3, nginx/aa 3", got)
+	}
+	if s := Short(rep.TLS, "tls-keepalive", 3); len(s) != 0 {
+		t.Errorf("short of 3 kept: %d rows, want none", len(s))
+	}
+	// nethttp's full handshakes were client-bound in every block.
+	for _, r := range Short(rep.TLS, "tls-full", 100) {
+		if r.Server == "nethttp" {
+			t.Errorf("a row never saturated is short: %+v", r.Kept())
+		}
 	}
 }

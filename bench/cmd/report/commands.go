@@ -291,14 +291,28 @@ func tlsCommands(quick bool, blocks int, each time.Duration) [][]string {
 // blocks, as the ceilings do, not a few long ones. -quick runs net/http,
 // one block.
 func tlsKeepAliveCommands(quick bool, blocks int, each time.Duration) [][]string {
-	if quick {
-		return [][]string{goTest("-bench", "^BenchmarkTLS$", "-benchtime", "1x", "-timeout", "0", "./bench", "-args",
-			"-servers", "nethttp", "-tls-modes", string(bench.TLSKeepAlive), "-warmup", "2000", "-for", "200ms", "-block", "0")}
-	}
 	var cmds [][]string
-	for k := range blocks {
-		cmds = append(cmds, goTest("-bench", "^BenchmarkTLS$", "-benchtime", "1x", "-timeout", "0", "./bench", "-args",
-			"-tls-modes", string(bench.TLSKeepAlive), "-for", each.String(), "-block", fmt.Sprint(k)))
+	for k := range blockCount(quick, blocks) {
+		cmds = append(cmds, tlsKeepAliveBlock(quick, each, k, nil))
 	}
 	return cmds
+}
+
+// tlsKeepAliveBlock is keep-alive block k over TLS of the servers named
+// (nil: every one; -quick's net/http).
+func tlsKeepAliveBlock(quick bool, each time.Duration, k int, servers []string) []string {
+	args := []string{"-bench", "^BenchmarkTLS$", "-benchtime", "1x", "-timeout", "0", "./bench", "-args"}
+	if quick && servers == nil {
+		servers = []string{"nethttp"}
+	}
+	if servers != nil {
+		args = append(args, "-servers", strings.Join(servers, ","))
+	}
+	args = append(args, "-tls-modes", string(bench.TLSKeepAlive))
+	if quick {
+		args = append(args, "-warmup", "2000", "-for", "200ms")
+	} else {
+		args = append(args, "-for", each.String())
+	}
+	return goTest(append(args, "-block", fmt.Sprint(k))...)
 }

@@ -28,7 +28,8 @@
 // the servers
 // over TLS and HTTP/2 beside a reference nginx over TLS, in -tls-blocks
 // blocks, into tls.txt, and keep-alive over TLS in -tls-keepalive-blocks
-// short blocks into tls-keepalive.txt (-tls-keepalive runs only those).
+// short blocks, then blocks of the rows short of -tls-keepalive-kept kept
+// blocks, into tls-keepalive.txt (-tls-keepalive runs only those).
 // Without
 // them it renders what those files hold. Both files are standard `go test
 // -bench` output, with the date and conditions of the run in comment lines:
@@ -86,11 +87,18 @@ func main() {
 	latencyRounds := flag.Int("latency-rounds", 3, "with -latency: rounds, each holding every server at every rate once, in its own order")
 	workBlocks := flag.Int("work-blocks", 6, "with -work: blocks, each running every server at every level of work once, in its own order")
 	tlsRun := flag.Bool("tls", false, "run keep-alive over TLS into tls-keepalive.txt (as -tls-keepalive does), then pipelined, resumed and full handshakes over TLS, and HTTP/2 over TLS and h2c, beside a reference nginx over TLS, into tls.txt first (-tls-blocks blocks)")
-	tlsKeepAliveRun := flag.Bool("tls-keepalive", false, "run keep-alive over TLS beside a reference nginx over TLS, in -tls-keepalive-blocks blocks of -for runs, into tls-keepalive.txt first")
-	// Only the host's usual level counts, and it holds about a third of
-	// the blocks: 52 kept some 15-20 per server and left two rows at
-	// ±5.1-5.2 %, so 72, about 25 minutes.
-	tlsKeepAliveBlocks := flag.Int("tls-keepalive-blocks", 72, "with -tls or -tls-keepalive: blocks of keep-alive over TLS, each running every server once, in its own order")
+	tlsKeepAliveRun := flag.Bool("tls-keepalive", false, "run keep-alive over TLS beside a reference nginx over TLS, in -tls-keepalive-blocks blocks of -for runs and then blocks of the rows short of -tls-keepalive-kept, into tls-keepalive.txt first")
+	// Only the host's usual level counts, and it holds a third to a half
+	// of the blocks, varying between invocations: 72 whole blocks kept
+	// 21 to 41 per row, and the row that kept 21 was ±5.1 %. So a stopping
+	// rule: whole blocks, then blocks of the rows short of -tls-keepalive-kept.
+	tlsKeepAliveBlocks := flag.Int("tls-keepalive-blocks", 36, "with -tls or -tls-keepalive: whole blocks of keep-alive over TLS, each running every server once, in its own order")
+	// The invocation of 72 whole blocks that kept 35 to 41 per row held
+	// every row within ±5 %: 36 asks as much of every invocation.
+	tlsKeepAliveKept := flag.Int("tls-keepalive-kept", 36, "with -tls or -tls-keepalive: after the whole blocks, blocks of only the rows whose ratio to nginx rests on fewer kept blocks than this, until none does (0: whole blocks only)")
+	// The cap bounds the run (120 whole blocks would be about 45 minutes)
+	// when the host is rarely at its usual level.
+	tlsKeepAliveMost := flag.Int("tls-keepalive-most", 120, "with -tls or -tls-keepalive: blocks at most in all, whole and short-row ones")
 	// wrk runs whole seconds, so a TLS run lasts at least one: six blocks,
 	// the fewest with a 95 % interval, keep this part near forty minutes.
 	tlsBlocks := flag.Int("tls-blocks", 6, "with -tls: blocks, each running every server with TLS once in each mode, in its own order")
@@ -123,6 +131,9 @@ func main() {
 	}
 	if *rounds < 1 || *sweepRounds < 1 || *n < 1 || *sweepN < 1 || *blocks < 1 || *workBlocks < 1 || *latencyRounds < 1 || *loadRounds < 1 || *readinessRounds < 1 || *capacityRounds < 1 || *each <= 0 || *tlsBlocks < 1 || *tlsKeepAliveBlocks < 1 || *atLoadBlocks < 1 || *tlsFor <= 0 {
 		log.Fatal("-rounds, -sweep-rounds, -blocks, -work-blocks, -latency-rounds, -load-rounds, -readiness-rounds, -capacity-rounds, -tls-blocks, -tls-keepalive-blocks, -at-load-blocks, -for, -tls-for, -n and -sweep-n must be positive")
+	}
+	if *tlsKeepAliveKept < 0 || *tlsKeepAliveMost < *tlsKeepAliveBlocks {
+		log.Fatalf("-tls-keepalive-kept must not be negative (it is %d), nor -tls-keepalive-most (%d) below -tls-keepalive-blocks (%d)", *tlsKeepAliveKept, *tlsKeepAliveMost, *tlsKeepAliveBlocks)
 	}
 	if *docs && *quick {
 		log.Fatal("-docs takes a full run's figures, not -quick's")
@@ -237,7 +248,14 @@ func main() {
 
 	if *tlsRun || *tlsKeepAliveRun {
 		rounds := blockCount(*quick, *tlsKeepAliveBlocks)
-		if err := runAll(root, tlsKeepAliveFile, *quick, forced, rounds, tlsKeepAliveCommands(*quick, rounds, *each)); err != nil {
+		var rule *keptRule
+		switch {
+		case *quick: // one block more, so that the smoke run takes the rule's path
+			rule = &keptRule{kept: 2, most: 2, quick: true}
+		case *tlsKeepAliveKept > 0:
+			rule = &keptRule{kept: *tlsKeepAliveKept, most: *tlsKeepAliveMost, each: *each}
+		}
+		if err := runUntil(root, tlsKeepAliveFile, *quick, forced, rounds, tlsKeepAliveCommands(*quick, rounds, *each), rule); err != nil {
 			fatal(err)
 		}
 	}
@@ -309,6 +327,12 @@ func removePartial() {
 // has succeeded, so that a failed or interrupted run leaves the last
 // complete one in place.
 func runAll(root, file string, quick bool, forced string, rounds int, cmds [][]string) error {
+	return runUntil(root, file, quick, forced, rounds, cmds, nil)
+}
+
+// runUntil is runAll, then, with a rule, the further commands the rule
+// asks for given the output so far, until it asks for none.
+func runUntil(root, file string, quick bool, forced string, rounds int, cmds [][]string, rule *keptRule) error {
 	tmp := file + ".partial"
 	partial.Lock()
 	partial.file = tmp
@@ -332,6 +356,9 @@ func runAll(root, file string, quick bool, forced string, rounds int, cmds [][]s
 	}
 	fmt.Fprintf(w, "%sserver %s client %s\n", report.CpusPrefix, cfg.ServerCPUs, cfg.ClientCPUs)
 	fmt.Fprintf(w, "%s%d\n", report.RoundsPrefix, rounds)
+	if rule != nil {
+		fmt.Fprintln(w, rule.header())
+	}
 	fmt.Fprintf(w, "%s%s\n", report.SourcePrefix, proc.CPUSource())
 	if quick {
 		fmt.Fprintln(w, report.QuickLine)
@@ -339,9 +366,24 @@ func runAll(root, file string, quick bool, forced string, rounds int, cmds [][]s
 	if forced != "" {
 		fmt.Fprintf(w, "%s%s\n", report.ForcedPrefix, forced)
 	}
-	for _, c := range cmds {
+	run := func(c []string) error {
 		fmt.Fprintf(w, "%s%s\n", report.CommandPrefix, quote(c))
-		if err := runCommand(root, w, c); err != nil {
+		return runCommand(root, w, c)
+	}
+	for _, c := range cmds {
+		if err := run(c); err != nil {
+			return err
+		}
+	}
+	for k := len(cmds); rule != nil; k++ {
+		c, err := rule.next(tmp, k)
+		if err != nil {
+			return err
+		}
+		if c == nil {
+			break
+		}
+		if err := run(c); err != nil {
 			return err
 		}
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -95,6 +96,38 @@ func TestTLSKeepAliveCommands(t *testing.T) {
 	quick := tlsKeepAliveCommands(true, 1, time.Second)
 	if len(quick) != 1 || !strings.HasSuffix(strings.Join(quick[0], " "), "-servers nethttp -tls-modes tls-keepalive -warmup 2000 -for 200ms -block 0") {
 		t.Errorf("quick: %q", quick)
+	}
+	some := strings.Join(tlsKeepAliveBlock(false, 300*time.Millisecond, 40, []string{"chi", "nginx/aa"}), " ")
+	if !strings.HasSuffix(some, "-servers chi,nginx/aa -tls-modes tls-keepalive -for 300ms -block 40") {
+		t.Errorf("a block of two rows: %s", some)
+	}
+}
+
+// TestKeptRule checks make bench-tls's keep-alive stopping rule on
+// testdata's three blocks: a further block runs the rows that keep fewer
+// blocks than asked, none when every row keeps enough, none at the cap.
+func TestKeptRule(t *testing.T) {
+	file := filepath.Join("..", "..", "report", "testdata", "tls-keepalive.txt")
+	r := keptRule{kept: 4, most: 10, each: 300 * time.Millisecond}
+	c, err := r.next(file, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// nethttp and nginx/aa kept 3 blocks each; nginx is the reference.
+	if line := strings.Join(c, " "); !strings.HasSuffix(line, "-servers nethttp,nginx/aa -tls-modes tls-keepalive -for 300ms -block 3") {
+		t.Errorf("block 3 with 4 kept asked: %s", line)
+	}
+	if c, err := (keptRule{kept: 3, most: 10}).next(file, 3); err != nil || c != nil {
+		t.Errorf("every row keeps 3: %q, %v; want no block", c, err)
+	}
+	if c, err := (keptRule{kept: 4, most: 3}).next(file, 3); err != nil || c != nil {
+		t.Errorf("at the cap: %q, %v; want no block", c, err)
+	}
+	if _, err := (keptRule{kept: 4, most: 10}).next(filepath.Join(t.TempDir(), "none.txt"), 3); err == nil {
+		t.Error("no output so far: no error")
+	}
+	if h := r.header(); h != "# until: 4 kept, at most 10 blocks" {
+		t.Errorf("header %q", h)
 	}
 }
 

@@ -13,20 +13,20 @@ import (
 // renderer here, its charts to write's files and its generated document
 // sections to documents.
 var reportParts = []render.Part{
-	{From: "ceilings", Title: "Which stack to pick", Render: render.PickLong},
-	{From: "ceilings", Title: "Ceilings", Render: render.CeilingTables},
-	{From: "ceilings", Title: "What a request costs", Render: render.CostSections},
-	{From: "ceilings", Title: "Without a network: each stack's own server loop", Render: render.InMemoryTable},
-	{From: "sweep", Title: "How cost grows with connections (keep-alive)", Render: render.SweepSection},
-	{From: "sweep", Title: "Idle connections: memory and CPU", Render: render.IdleSection},
-	{From: "scale", Title: "More cores (make bench-scale)", Render: render.ScaleSection},
-	{From: "work", Title: "When the stack matters (make bench-work)", Render: render.WorkSection},
-	{From: "latency", Title: "Latency at a steady load (make bench-latency)", Render: render.LatencySection},
-	{From: "load", Title: "What a request costs below the ceiling (make bench-load)", Render: render.CostAtLoad},
-	{From: "load", Title: "The rate one core holds within a p99 bound (make bench-load)", Render: render.CapacityTable},
-	{From: "load", Title: "What the kernel is asked per request, below the ceiling and at it (make bench-load)", Render: render.CostsWhy},
-	{From: "readiness", Title: "What the readiness model costs over io_uring (make bench-readiness)", Render: render.CostsReadiness},
-	{From: "tls", Title: "What TLS and HTTP/2 cost (make bench-tls)", Render: render.TLSCosts},
+	{From: []string{"ceilings"}, Title: "Which stack to pick", Render: render.PickLong},
+	{From: []string{"ceilings"}, Title: "Ceilings", Render: render.CeilingTables},
+	{From: []string{"ceilings"}, Title: "What a request costs", Render: render.CostSections},
+	{From: []string{"ceilings"}, Title: "Without a network: each stack's own server loop", Render: render.InMemoryTable},
+	{From: []string{"sweep"}, Title: "How cost grows with connections (keep-alive)", Render: render.SweepSection},
+	{From: []string{"sweep"}, Title: "Idle connections: memory and CPU", Render: render.IdleSection},
+	{From: []string{"scale"}, Title: "More cores (make bench-scale)", Render: render.ScaleSection},
+	{From: []string{"work"}, Title: "When the stack matters (make bench-work)", Render: render.WorkSection},
+	{From: []string{"latency"}, Title: "Latency at a steady load (make bench-latency)", Render: render.LatencySection},
+	{From: []string{"load", "atload"}, Title: "What a request costs below the ceiling (make bench-load)", Render: render.CostAtLoad},
+	{From: []string{"load", "capacity"}, Title: "The rate one core holds within a p99 bound (make bench-load)", Render: render.CapacityTable},
+	{From: []string{"load"}, Title: "What the kernel is asked per request, below the ceiling and at it (make bench-load)", Render: render.CostsWhy},
+	{From: []string{"readiness"}, Title: "What the readiness model costs over io_uring (make bench-readiness)", Render: render.CostsReadiness},
+	{From: []string{"tls", "tls-keepalive"}, Title: "What TLS and HTTP/2 cost (make bench-tls)", Render: render.TLSCosts},
 }
 
 // write writes results.json, REPORT.md and the charts into dir; a chart

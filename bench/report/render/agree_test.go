@@ -56,11 +56,13 @@ func TestAgree(t *testing.T) {
 func TestAgreeTLS(t *testing.T) {
 	var dirs []string
 	for i, vs := range []float64{1.48, 1.52} {
-		rep := report.Report{Sections: map[string]report.Section{"tls": {Date: "2026-12-05 10:00 UTC", Rounds: 6}}}
+		rep := report.Report{Sections: map[string]report.Section{"tls": {Date: "2026-12-05 10:00 UTC", Rounds: 6},
+			// 4 whole blocks and 3 of the rows short of 6 kept.
+			"tls-keepalive": {Date: "2026-12-05 09:00 UTC", Rounds: 4, Kept: 6, Most: 10, Commands: make([]string, 7)}}}
 		ratio := &report.Figure{Spread: bench.Spread{Median: vs, Lo: vs - 0.03, Hi: vs + 0.06, N: 6}}
 		cpu := report.Figure{Spread: bench.Spread{Median: 160 + float64(i)*10, Lo: 150, Hi: 180, N: 6}}
 		rep.TLS = []report.TLSRow{
-			{Point: report.Point{Server: "nethttp", Mode: "tls-keepalive", CPUVsNginx: ratio}, Client: "loadgen"},
+			{Point: report.Point{Server: "nethttp", Mode: "tls-keepalive", CPUVsNginx: ratio, Blocks: make([]float64, 7)}, Client: "loadgen"},
 			{Point: report.Point{Server: "nginx", Mode: "tls-keepalive", CPUVsNginx: &report.Figure{Spread: bench.Spread{Median: 1, Lo: 1, Hi: 1, N: 6}}}, Client: "loadgen"},
 			{Point: report.Point{Server: "nethttp", Mode: "tls-full", CPU: cpu, CPUVsNginx: ratio, Label: "client-bound"}, Client: "wrk"},
 			{Point: report.Point{Server: "gin", Mode: "tls-full", CPU: cpu}, Client: "wrk"},
@@ -72,7 +74,8 @@ func TestAgreeTLS(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		"| nethttp | 1.48 (1.45–1.54), ±4.1 %, loadgen | 1.52 (1.49–1.58), ±3.9 %, loadgen | ±1.3 % |",
+		"| nethttp | 1.48 (1.45–1.54), ±4.1 %, loadgen, 6 of 7 blocks kept | 1.52 (1.49–1.58), ±3.9 %, loadgen, 6 of 7 blocks kept | ±1.3 % |",
+		"2026-12-05 09:00 UTC, 4 whole blocks of every server, then 3 blocks of only the rows that had kept fewer than 6 (at most 10 blocks in all)\n",
 		"| nethttp | 160.0 (150.0–180.0), ±12.5 %, wrk; client-bound | 170.0 (150.0–180.0), ±11.8 %, wrk; client-bound | ±3.0 % |",
 	} {
 		if !strings.Contains(got, want) {

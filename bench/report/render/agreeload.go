@@ -174,7 +174,7 @@ func searchSection(r report.Report) report.Section {
 func sectionDates(b *strings.Builder, secs []report.Section, unit, none string) {
 	for i, s := range secs {
 		if s.Date != "" {
-			fmt.Fprintf(b, "- %d: %s, %s\n", i+1, s.Date, plural(s.Rounds, unit))
+			fmt.Fprintf(b, "- %d: %s, %s\n", i+1, s.Date, blocksRun(s, unit))
 		} else {
 			fmt.Fprintf(b, "- %d: %s\n", i+1, none)
 		}

@@ -72,6 +72,9 @@ func agreeTLSRow(b *strings.Builder, reps []report.Report, row report.TLSRow, fi
 		return f, bench.FormatFigure(*f, prec)
 	}, func(i int) string {
 		cell := ", " + rows[i].Client
+		if rows[i].Mode == "tls-keepalive" {
+			cell += fmt.Sprintf(", %d of %d blocks kept", rows[i].Kept(), len(rows[i].Blocks))
+		}
 		if n := Note(rows[i].Point); n != "" {
 			cell += "; " + n
 		}

@@ -43,7 +43,7 @@ func source(rep report.Report, section string) string {
 			s.Date, plural(s.Rounds, "round"), rep.Machine.CPU, interval(s.Rounds))
 	}
 	return fmt.Sprintf("_`%s`, %s, %s on %s; each cell is %s, a difference or ratio taken %s by %s._",
-		run, s.Date, plural(s.Rounds, unit), rep.Machine.CPU, interval(s.Rounds), unit, unit)
+		run, s.Date, blocksRun(s, unit), rep.Machine.CPU, interval(s.Rounds), unit, unit)
 }
 
 func orNone(v string) string {

@@ -19,11 +19,13 @@ var modeTitles = map[string]string{
 	"pipeline":  "Pipelined, 16 requests in flight on each of 50 connections",
 }
 
-// A Part is one titled section of REPORT.md: the bench section its figures
-// come from (a key of Report.Sections) and its renderer.
+// A Part is one titled section of REPORT.md: the bench sections its
+// figures come from (keys of Report.Sections; it was measured if any of
+// them was) and its renderer.
 type Part struct {
-	From, Title string
-	Render      func(report.Report) string
+	From   []string
+	Title  string
+	Render func(report.Report) string
 }
 
 // Markdown renders REPORT.md: its parts in order, each the run measured
@@ -51,12 +53,14 @@ func Markdown(rep report.Report, parts []Part) string {
 	var from []string
 	for _, p := range parts {
 		p.write(&b, rep)
-		if !slices.Contains(from, p.From) {
-			from = append(from, p.From)
+		for _, f := range p.From {
+			if !slices.Contains(from, f) {
+				from = append(from, f)
+			}
 		}
 	}
 	b.WriteString("## Commands\n\nRun from the repository root; `make bench` runs the ceilings' through `bin/report -run -docs`, and each other `make bench-…` its own. " +
-		"The raw output is in bench.txt, sweep.txt, scale.txt, work.txt and latency.txt; `benchstat old.txt new.txt` compares two runs.\n\n```\n")
+		"The raw output of each is a .txt file beside this report (bench.txt for the ceilings); `benchstat old.txt new.txt` compares two runs.\n\n```\n")
 	for _, name := range from {
 		for _, c := range rep.Sections[name].Commands {
 			b.WriteString(c + "\n")
@@ -69,7 +73,7 @@ func Markdown(rep report.Report, parts []Part) string {
 // write writes the part's title and body, or says it was not measured.
 func (p Part) write(b *strings.Builder, rep report.Report) {
 	fmt.Fprintf(b, "## %s\n\n", p.Title)
-	if _, ok := rep.Sections[p.From]; !ok {
+	if !slices.ContainsFunc(p.From, func(f string) bool { _, ok := rep.Sections[f]; return ok }) {
 		b.WriteString("Not measured in this run.\n\n")
 		return
 	}

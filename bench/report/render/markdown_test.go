@@ -55,9 +55,9 @@ func TestNoise(t *testing.T) {
 func TestMarkdown(t *testing.T) {
 	rep := parsed(t)
 	parts := []Part{
-		{"ceilings", "Ceilings", CeilingTables},
-		{"ceilings", "What a request costs", CostSections},
-		{"sweep", "How cost grows with connections (keep-alive)", SweepSection},
+		{[]string{"ceilings"}, "Ceilings", CeilingTables},
+		{[]string{"ceilings"}, "What a request costs", CostSections},
+		{[]string{"sweep"}, "How cost grows with connections (keep-alive)", SweepSection},
 	}
 	md := Markdown(rep, parts)
 	for _, want := range []string{
@@ -75,6 +75,25 @@ func TestMarkdown(t *testing.T) {
 	rep.Sections["ceilings"] = report.Section{Quick: true}
 	if !strings.Contains(Markdown(rep, parts), "not for publishing") {
 		t.Error("a quick run's report does not say it is one")
+	}
+}
+
+// TestMarkdownSections checks that a part is measured when any of its
+// sections is: make bench-tls's keep-alive blocks alone render the TLS
+// part, and their commands are listed.
+func TestMarkdownSections(t *testing.T) {
+	rep, err := report.Read(map[string]string{"tls-keepalive": "../testdata/tls-keepalive.txt"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := Markdown(rep, []Part{{[]string{"tls", "tls-keepalive"}, "What TLS and HTTP/2 cost", TLSCosts}})
+	for _, want := range []string{"Keep-alive over TLS 1.3, 50 connections:", "-tls-modes tls-keepalive -for 300ms -block 2\n"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("REPORT.md of the keep-alive blocks alone lacks %q:\n%s", want, md)
+		}
+	}
+	if strings.Contains(md, "Not measured in this run") {
+		t.Errorf("the keep-alive blocks alone are not measured:\n%s", md)
 	}
 }
 

@@ -76,10 +76,46 @@ func TLSCosts(rep report.Report) string {
 	}
 	if s, ok := rep.Sections["tls-keepalive"]; ok {
 		fmt.Fprintf(&b, "\n_Keep-alive over TLS 1.3 has blocks of its own, short ones as the ceilings' (%s): its ratios to nginx are wanted to ±%.0f %%, and a block counts only at the host's usual level (the reference within ±%.0f %% of its usual speed, before and after the server), which the host leaves for seconds at a time. "+
-			"`make bench-tls`'s keep-alive blocks, %s, %s on %s, each cell %s._\n",
-			keepAliveFor(s), 100*tlsTarget, 100*report.HostTol, s.Date, plural(s.Rounds, "block"), rep.Machine.CPU, interval(s.Rounds))
+			"`make bench-tls`'s keep-alive blocks, %s, %s on %s, each cell %s.%s_\n",
+			keepAliveFor(s), 100*tlsTarget, 100*report.HostTol, s.Date, blocksRun(s, "block"), rep.Machine.CPU, interval(s.Rounds), keptNote(rep, s))
 	}
 	return b.String()
+}
+
+// blocksRun says how many rounds or blocks (unit) a section ran: its
+// rounds, or, with a stopping rule (report.Section.Kept), its whole
+// blocks and those after.
+func blocksRun(s report.Section, unit string) string {
+	if s.Kept == 0 {
+		return plural(s.Rounds, unit)
+	}
+	return fmt.Sprintf("%s of every server, then %s of only the rows that had kept fewer than %d (at most %d blocks in all)",
+		plural(s.Rounds, "whole block"), plural(max(len(s.Commands)-s.Rounds, 0), "block"), s.Kept, s.Most)
+}
+
+// keptNote says, under a stopping rule, why the run stops where it does,
+// how many blocks each keep-alive row kept, and which rows the cap left
+// short.
+func keptNote(rep report.Report, s report.Section) string {
+	if s.Kept == 0 {
+		return ""
+	}
+	var kept []string
+	for _, r := range rep.TLS {
+		if r.Mode == "tls-keepalive" && r.Server != "nginx" {
+			kept = append(kept, fmt.Sprintf("%s %d of %d", r.Server, r.Kept(), len(r.Blocks)))
+		}
+	}
+	note := " The share of blocks the host lets a row keep changes from one invocation to the next, so the run stops on blocks kept, not blocks run: " +
+		"a rule on the host's level and the servers' saturation, never on the ratios, so it does not bias them. Blocks kept: " + strings.Join(kept, ", ") + "."
+	var short []string
+	for _, r := range report.Short(rep.TLS, "tls-keepalive", s.Kept) {
+		short = append(short, fmt.Sprintf("%s (%d)", r.Server, r.Kept()))
+	}
+	if len(short) > 0 {
+		note += fmt.Sprintf(" Short of %d when the cap stopped the run: %s.", s.Kept, strings.Join(short, ", "))
+	}
+	return note
 }
 
 // keepAliveFor says how long each run of the keep-alive blocks lasted, by

@@ -36,6 +36,26 @@ func TestTLSCosts(t *testing.T) {
 	}
 }
 
+// TestTLSKeptNote checks what the keep-alive section says of its stopping
+// rule: the blocks run, each row's blocks kept, the rows the cap left
+// short (testdata's rule asks 4 kept, at most 3 blocks).
+func TestTLSKeptNote(t *testing.T) {
+	rep, err := report.Read(map[string]string{"tls": "../testdata/tls.txt", "tls-keepalive": "../testdata/tls-keepalive.txt"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := TLSCosts(rep)
+	for _, want := range []string{
+		"2026-12-02 09:00 UTC, 3 whole blocks of every server, then 0 blocks of only the rows that had kept fewer than 4 (at most 3 blocks in all) on Test CPU",
+		"Blocks kept: nethttp 3 of 3, nginx/aa 3 of 3.",
+		"Short of 4 when the cap stopped the run: nethttp (3), nginx/aa (3).",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("no %q in:\n%s", want, got)
+		}
+	}
+}
+
 // TestPickTLS checks the pick table's TLS columns: present only with TLS
 // rows, from the keep-alive row's ratio to nginx over TLS.
 func TestPickTLS(t *testing.T) {
