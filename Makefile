@@ -130,13 +130,13 @@ bench-at-load: build deps ## make bench-load's blocks at a quarter of each ceili
 bench-readiness: build deps ## what the floors on epoll and io_uring, gnet and nginx ask of the kernel per request, saturated (5 rounds, about two minutes); results/, bench/COSTS.md section 7
 	bin/report $(RUNFLAGS) -readiness -docs -out results
 
-bench-tls: build deps ## what TLS and HTTP/2 cost each server beside nginx over TLS: keep-alive (36 short blocks of its own, then blocks of the rows that kept fewer than 36 at the host's usual level, at most 120 in all: 15 to 45 minutes), then pipelined, resumed and full handshakes (ECDSA and RSA), TLS 1.2's keep-alive and full handshake, HTTP/2 over TLS and h2c at 1 and 16 streams (6 blocks, about 40 minutes); results/, bench/COSTS.md
+bench-tls: build deps ## what TLS and HTTP/2 cost each server beside nginx over TLS: keep-alive (36 short blocks of its own, then blocks of the rows that kept fewer than 36 at the host's usual level, at most 120 in all: about half an hour), then pipelined, resumed and full handshakes (ECDSA and RSA), TLS 1.2's keep-alive and full handshake, HTTP/2 over TLS and h2c at 1 and 16 streams (6 blocks, about 40 minutes); results/, bench/COSTS.md
 	bin/report $(RUNFLAGS) -tls -docs -out results
 
-bench-tls-keepalive: build deps ## make bench-tls's keep-alive blocks alone (15 to 45 minutes); results/, bench/COSTS.md
+bench-tls-keepalive: build deps ## make bench-tls's keep-alive blocks alone (about half an hour); results/, bench/COSTS.md
 	bin/report $(RUNFLAGS) -tls-keepalive -docs -out results
 
-bench-tls-again: build deps ## make bench-tls twice more, separately (about an hour each); results/tls-agreement.md
+bench-tls-again: build deps ## make bench-tls twice more, separately (over an hour each); results/tls-agreement.md
 	bin/report $(RUNFLAGS) -tls -out results/again/tls-2
 	bin/report $(RUNFLAGS) -tls -out results/again/tls-3
 	bin/report -agree-tls results,results/again/tls-2,results/again/tls-3 | tee results/tls-agreement.md

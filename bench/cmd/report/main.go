@@ -96,7 +96,7 @@ func main() {
 	// The invocation of 72 whole blocks that kept 35 to 41 per row held
 	// every row within ±5 %: 36 asks as much of every invocation.
 	tlsKeepAliveKept := flag.Int("tls-keepalive-kept", 36, "with -tls or -tls-keepalive: after the whole blocks, blocks of only the rows whose ratio to nginx rests on fewer kept blocks than this, until none does (0: whole blocks only)")
-	// The cap bounds the run (120 whole blocks would be about 45 minutes)
+	// The cap bounds the run (120 whole blocks would be about 40 minutes)
 	// when the host is rarely at its usual level.
 	tlsKeepAliveMost := flag.Int("tls-keepalive-most", 120, "with -tls or -tls-keepalive: blocks at most in all, whole and short-row ones")
 	// wrk runs whole seconds, so a TLS run lasts at least one: six blocks,
