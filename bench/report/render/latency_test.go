@@ -123,3 +123,24 @@ func TestAtLoadTable(t *testing.T) {
 		t.Errorf("the pick table's load cell: %q", got)
 	}
 }
+
+// TestLatencyHostLine checks the latency chart's line of the host's own
+// stalls: drawn dashed, in the plot and in the legend, and no server's
+// line dashed.
+func TestLatencyHostLine(t *testing.T) {
+	s := report.Samples{"N": {1, 1, 1}, "rate": {25000, 25000, 25000}, "req/s": {25000, 25000, 25000}, "client-limited": {0, 0, 0},
+		"p50-us": {50, 50, 50}, "p90-us": {80, 80, 80}, "p99-us": {300, 310, 320}, "p99.9-us": {900, 1000, 1100}, "p99.99-us": {2000, 2000, 2000}, "max-us": {5000, 5000, 5000},
+		"host-p99-us": {100, 100, 100}, "host-p99.9-us": {1200, 1200, 1200}, "host-max-us": {4000, 4000, 4000}, "host-rt": {1, 1, 1}}
+	l, ok := report.LatPoint("nethttp/r=25000/c=50", s, "")
+	if !ok {
+		t.Fatal("LatPoint refused")
+	}
+	svg := LatencySVG(report.Report{Latency: []report.Lat{l}})
+	if !strings.Contains(svg, hostName) {
+		t.Fatalf("no host line in:\n%s", svg)
+	}
+	// One dashed polyline (the plot) and one dashed legend line.
+	if n := strings.Count(svg, `stroke-dasharray="6 3"`); n != 2 {
+		t.Errorf("%d dashed lines, want 2 (the host's, plot and legend):\n%s", n, svg)
+	}
+}

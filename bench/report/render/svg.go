@@ -178,12 +178,22 @@ func (s *svg) legend(servers []string, x, y float64) {
 	for _, name := range servers {
 		i := report.Rank(name)
 		s.add(`<g class="key">`)
-		s.add(`<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s" stroke-width="1.5"/>`, x, y, x+26, y, colour(i))
+		s.add(`<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s" stroke-width="1.5"%s/>`, x, y, x+26, y, colour(i), dash(name))
 		s.marker(i, x+13, y, false, "")
 		s.text(x+34, y+4, "", name)
 		s.add(`</g>`)
 		y += 20
 	}
+}
+
+// dash is the line style of a series: dashed for the host's own stalls,
+// which is no server and, ranked after them all, shares nginx's black;
+// solid for every server.
+func dash(name string) string {
+	if name == hostName {
+		return ` stroke-dasharray="6 3"`
+	}
+	return ""
 }
 
 // byRank returns xs in the servers' order of order().

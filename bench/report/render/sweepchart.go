@@ -154,7 +154,7 @@ func (s *svg) lines(ps []report.Point, p chartPanel, xs, ys axis) {
 		for _, pt := range pts {
 			line = append(line, fmt.Sprintf("%.1f,%.1f", xs.at(p.xOf(pt))+dx, ys.at(p.val(pt).Median)))
 		}
-		s.add(`<polyline points="%s" fill="none" stroke="%s" stroke-width="1.5"/>`, strings.Join(line, " "), colour(i))
+		s.add(`<polyline points="%s" fill="none" stroke="%s" stroke-width="1.5"%s/>`, strings.Join(line, " "), colour(i), dash(server))
 		for _, pt := range pts {
 			f, x := p.val(pt), xs.at(p.xOf(pt))+dx
 			if f.N > 1 && f.Hi > f.Lo {
