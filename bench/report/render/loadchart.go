@@ -34,10 +34,10 @@ func LoadSVG(rep report.Report) string {
 			ceilings = true
 		}
 	}
-	sub, xtitle := "marker: median of the rounds; whisker: min–max", "load: share of the server's own keep-alive ceiling, 10, 25, 50, 75 and 90 % (log scale)"
+	sub, xtitle := "marker: median of the rounds; whisker: min–max", "load: share of the server's own keep-alive ceiling (log scale)"
 	if ceilings {
 		sub += "; at 100 %: the ceiling's blocks"
-		xtitle = "load: share of the server's own keep-alive ceiling, 10, 25, 50, 75 and 90 % and the ceiling's (log scale)"
+		xtitle = "load: share of its own keep-alive ceiling (log scale; the point left of 100 % is 90 %)"
 	}
 	s := &svg{}
 	s.heading("Server CPU per request against load, keep-alive, 50 connections", sub)
