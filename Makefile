@@ -41,7 +41,7 @@ FUZZTIME ?= 30s
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
 .DEFAULT_GOAL := help
-.PHONY: help servers build $(addprefix bin/,$(TOOLS)) deps test vet fuzz robust soak bench bench-again bench-quick bench-sweep bench-scale bench-work bench-latency bench-latency-again bench-load bench-at-load bench-load-again bench-at-load-again bench-capacity-again bench-readiness bench-tls bench-tls-keepalive bench-tls-again bench-tls-keepalive-again compare-gnet compare-fcgi compare-clients compare-guards FORCE
+.PHONY: help servers build $(addprefix bin/,$(TOOLS)) deps test vet fuzz robust soak bench bench-again bench-quick bench-sweep bench-scale bench-work bench-latency bench-latency-again bench-load bench-at-load bench-load-again bench-at-load-again bench-capacity-again bench-readiness bench-tls bench-tls-keepalive bench-tls-handshakes bench-tls-again bench-tls-keepalive-again bench-tls-handshakes-again compare-gnet compare-fcgi compare-clients compare-guards FORCE
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_%-]+:.*## / {printf "  %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -130,11 +130,19 @@ bench-at-load: build deps ## make bench-load's blocks at a quarter of each ceili
 bench-readiness: build deps ## what the floors on epoll and io_uring, gnet and nginx ask of the kernel per request, saturated (5 rounds, about two minutes); results/, bench/COSTS.md section 7
 	bin/report $(RUNFLAGS) -readiness -docs -out results
 
-bench-tls: build deps ## what TLS and HTTP/2 cost each server beside nginx over TLS: keep-alive (36 short blocks of its own, then blocks of the rows that kept fewer than 36 at the host's usual level, at most 120 in all: about half an hour), then pipelined, resumed and full handshakes (ECDSA and RSA), TLS 1.2's keep-alive and full handshake, HTTP/2 over TLS and h2c at 1 and 16 streams (6 blocks, about 40 minutes); results/, bench/COSTS.md
+bench-tls: build deps ## what TLS and HTTP/2 cost each server beside nginx over TLS: keep-alive (36 short blocks of its own, then blocks of the rows that kept fewer than 36 at the host's usual level, at most 120 in all: about half an hour), nethttp's and nginx's full and resumed handshakes (12 short blocks of their own, then blocks of the rows short of 12 kept, at most 48), then pipelined, resumed and full handshakes (ECDSA and RSA), TLS 1.2's keep-alive and full handshake, HTTP/2 over TLS and h2c at 1 and 16 streams (6 blocks, about 40 minutes); results/, bench/COSTS.md
 	bin/report $(RUNFLAGS) -tls -docs -out results
 
 bench-tls-keepalive: build deps ## make bench-tls's keep-alive blocks alone (about half an hour); results/, bench/COSTS.md
 	bin/report $(RUNFLAGS) -tls-keepalive -docs -out results
+
+bench-tls-handshakes: build deps ## make bench-tls's handshake blocks alone: nethttp's and nginx's full and resumed handshakes; results/, bench/COSTS.md
+	bin/report $(RUNFLAGS) -tls-handshakes -docs -out results
+
+bench-tls-handshakes-again: build deps ## make bench-tls's handshake blocks twice more, separately, into the directories of make bench-tls-again; results/tls-agreement.md
+	bin/report $(RUNFLAGS) -tls-handshakes -out results/again/tls-2
+	bin/report $(RUNFLAGS) -tls-handshakes -out results/again/tls-3
+	bin/report -agree-tls results,results/again/tls-2,results/again/tls-3 | tee results/tls-agreement.md
 
 bench-tls-again: build deps ## make bench-tls twice more, separately (over an hour each); results/tls-agreement.md
 	bin/report $(RUNFLAGS) -tls -out results/again/tls-2

@@ -81,11 +81,13 @@ func ceilingPoint(server, mode string, conns int, s Samples, usual float64) Poin
 	return p
 }
 
-// Build assembles the report from the samples of the benchmark files.
-func Build(all map[string]Samples, why map[string]string, sections map[string]Section, conns int) Report {
+// Build assembles the report from the samples of the benchmark files; own
+// are the benchmarks that came from a file of their own (ownRows), whose
+// host level is their run's, not the file's they replace part of.
+func Build(all map[string]Samples, why map[string]string, sections map[string]Section, own map[string]bool, conns int) Report {
 	rep := Report{Sections: sections, Usual: usualSpeeds(all)}
 	// The machine the figures come from: the ceilings', else the sweep's.
-	for _, name := range []string{"tls-keepalive", "tls", "load", "latency", "work", "sweep", "ceilings"} {
+	for _, name := range []string{"tls-handshake", "tls-keepalive", "tls", "load", "latency", "work", "sweep", "ceilings"} {
 		if s, ok := sections[name]; ok && s.Machine.CPU != "" {
 			rep.Machine = s.Machine
 		}
@@ -184,7 +186,7 @@ func Build(all map[string]Samples, why map[string]string, sections map[string]Se
 		return a.Cores < b.Cores
 	})
 	sortWork(rep.Work, rep.Wait)
-	rep.TLS = buildTLS(all, sections, rep.Ceilings, conns)
+	rep.TLS = buildTLS(all, sections, own, rep.Ceilings, conns)
 	rep.AtLoad = buildAtLoad(all, sections)
 	rep.Shared = sections["scale"].Shared
 	sort.Slice(rep.InMemory, func(i, j int) bool {

@@ -77,13 +77,13 @@ const UntilFormat = "%d kept, at most %d blocks"
 func Read(files map[string]string) (Report, error) {
 	all := map[string]Samples{}
 	why := map[string]string{}
+	own := map[string]bool{} // the benchmarks of the ownRows files
 	sections := map[string]Section{}
 	var names []string
 	// The files that replace part of another's last, so that what they
 	// replace is there to drop.
 	order := slices.SortedFunc(maps.Keys(files), func(a, b string) int {
-		_, ra := replaces[a]
-		_, rb := replaces[b]
+		ra, rb := replacing(a), replacing(b)
 		if ra != rb {
 			return cmp.Compare(b2i(ra), b2i(rb))
 		}
@@ -96,9 +96,21 @@ func Read(files map[string]string) (Report, error) {
 				dropMode(all, why, r.prefix, r.mode)
 			}
 		}
-		sec, ok, err := ReadBench(f, all, why)
+		into, whyInto := all, why
+		if _, ok := ownRows[name]; ok {
+			into, whyInto = map[string]Samples{}, map[string]string{}
+		}
+		sec, ok, err := ReadBench(f, into, whyInto)
 		if err != nil {
 			return Report{}, err
+		}
+		if _, ok := ownRows[name]; ok {
+			// Its benchmarks replace the same ones of the other files.
+			maps.Copy(all, into)
+			maps.Copy(why, whyInto)
+			for key := range into {
+				own[key] = true
+			}
 		}
 		if ok {
 			sections[name] = sec
@@ -109,7 +121,7 @@ func Read(files map[string]string) (Report, error) {
 		slices.Sort(names)
 		return Report{}, fmt.Errorf("no benchmark results in %s", strings.Join(names, ", "))
 	}
-	return Build(all, why, sections, CeilingConns), nil
+	return Build(all, why, sections, own, CeilingConns), nil
 }
 
 // replaces says which benchmarks of another file a section's file, when
@@ -120,6 +132,20 @@ func Read(files map[string]string) (Report, error) {
 var replaces = map[string]struct{ prefix, mode string }{
 	"tls-keepalive": {tlsPrefix, string(bench.TLSKeepAlive)},
 	"capacity":      {capacityPrefix, ""},
+}
+
+// ownRows are the sections whose files replace, of the other files, just
+// the benchmarks they hold: make bench-tls's handshake blocks hold
+// nethttp's and nginx's full and resumed handshakes, which replace
+// tls.txt's, leaving the other stacks' there.
+var ownRows = map[string]struct{}{"tls-handshake": {}}
+
+// replacing says whether section name's file replaces part of another's,
+// so that it is read after them.
+func replacing(name string) bool {
+	_, r := replaces[name]
+	_, o := ownRows[name]
+	return r || o
 }
 
 // capacityPrefix starts the benchmark keys of the search for the rate

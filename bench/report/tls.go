@@ -33,22 +33,25 @@ type TLSRow struct {
 	Handshake float64 `json:"handshake_us,omitempty"`
 }
 
-// Kept is how many blocks a row's ratio to nginx rests on: those in which
-// its server was saturated and the host at its usual level.
+// Kept is how many blocks a row's figures rest on: those in which its
+// server was saturated and the host at its usual level (for its ratio to
+// nginx, with a reference beside it).
 func (r TLSRow) Kept() int {
 	if r.CPUVsNginx == nil {
-		return 0
+		return r.Implied.N
 	}
 	return r.CPUVsNginx.N
 }
 
-// Short is the rows of mode with a ratio to nginx that rest on fewer than
-// kept blocks, in report order. A row whose server was never saturated
-// (client-bound) is left out: more blocks would not saturate it.
+// Short is the rows of mode that rest on fewer than kept blocks, in
+// report order: every row with a ratio to nginx, and, with a handshake per
+// request, whose CPU per request is wanted for nginx too, nginx's. A row
+// whose server was never saturated (client-bound) is left out: more
+// blocks would not saturate it.
 func Short(rows []TLSRow, mode string, kept int) []TLSRow {
 	var short []TLSRow
 	for _, r := range rows {
-		if r.Mode == mode && r.Server != "nginx" && r.Kept() < kept && slices.Contains(r.Saturated, true) {
+		if r.Mode == mode && (r.Server != "nginx" || Handshakes(mode)) && r.Kept() < kept && slices.Contains(r.Saturated, true) {
 			short = append(short, r)
 		}
 	}
@@ -99,8 +102,18 @@ func tlsModeRank(m string) int {
 
 // buildTLS builds the TLS rows from the samples of BenchmarkTLS, and sets
 // them against the plaintext ceilings of the same results.
-func buildTLS(all map[string]Samples, sections map[string]Section, ceilings []Point, conns int) []TLSRow {
-	usual := usualSpeedsOf(all, tlsPrefix)
+func buildTLS(all map[string]Samples, sections map[string]Section, own map[string]bool, ceilings []Point, conns int) []TLSRow {
+	// Each run's host level is its own: the rows of make bench-tls's
+	// handshake blocks are judged by their run's references alone.
+	mine, theirs := map[string]Samples{}, map[string]Samples{}
+	for key, s := range all {
+		if own[key] {
+			mine[key] = s
+		} else {
+			theirs[key] = s
+		}
+	}
+	usuals := []map[string]float64{usualSpeedsOf(theirs, tlsPrefix), usualSpeedsOf(mine, tlsPrefix)}
 	var ps []Point
 	clients := map[string]string{}
 	for key, s := range all {
@@ -113,7 +126,10 @@ func buildTLS(all map[string]Samples, sections map[string]Section, ceilings []Po
 			continue
 		}
 		mode := f[len(f)-1]
-		p := ceilingPoint(strings.Join(f[:len(f)-1], "/"), mode, conns, s, usual[mode])
+		usual := usuals[b2i(own[key])]
+		one := []Point{ceilingPoint(strings.Join(f[:len(f)-1], "/"), mode, conns, s, usual[mode])}
+		atRefSpeed(one, usual)
+		p := one[0]
 		// The client the run reported (client-h2load, client-loadgen: 1
 		// for the one picked), else the mode's first.
 		c := bench.TLSClient{}.Uses(bench.Mode(strings.TrimSuffix(mode, bench.RSASuffix)))
@@ -127,10 +143,13 @@ func buildTLS(all map[string]Samples, sections map[string]Section, ceilings []Po
 			}
 		}
 		clients[p.Server+"/"+p.Mode] = c
-		p.Coarse = Coarse(sections[tlsSection(mode)])
+		sec := tlsSection(mode)
+		if own[key] {
+			sec = "tls-handshake"
+		}
+		p.Coarse = Coarse(sections[sec])
 		ps = append(ps, p)
 	}
-	atRefSpeed(ps, usual)
 	compare(ps)
 	rows := make([]TLSRow, len(ps))
 	for i, p := range ps {

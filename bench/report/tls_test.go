@@ -136,3 +136,30 @@ func TestShort(t *testing.T) {
 		}
 	}
 }
+
+// TestTLSHandshakeFile checks that make bench-tls's handshake blocks
+// replace, of tls.txt, just the rows they hold (nethttp's full
+// handshakes, client-bound there), judged by their own run's host level,
+// and leave the rest (nethttp's resumed handshakes) alone.
+func TestTLSHandshakeFile(t *testing.T) {
+	rep, err := Read(map[string]string{"ceilings": "testdata/ceilings.txt", "tls": "testdata/tls.txt", "tls-handshake": "testdata/tls-handshake.txt"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	full := findTLS(t, rep, "nethttp", "tls-full")
+	if full.Label != "" || full.CPU.N != 4 || !near(full.CPU.Median, 150.5) || full.Client != "loadgen" {
+		t.Errorf("nethttp's full handshakes: label %q, %d blocks, median %v, client %s; want the handshake file's 4 saturated blocks, 150.5, loadgen", full.Label, full.CPU.N, full.CPU.Median, full.Client)
+	}
+	if full.CPUVsNginx == nil || full.CPUVsNginx.N != 4 || full.Kept() != 4 {
+		t.Errorf("nethttp's full handshakes vs nginx: %+v, kept %d; want 4 blocks", full.CPUVsNginx, full.Kept())
+	}
+	if ng := findTLS(t, rep, "nginx", "tls-full"); ng.Kept() != 4 || len(Short(rep.TLS, "tls-full", 5)) != 2 {
+		t.Errorf("nginx's full handshakes kept %d, short of 5: %d rows; want 4, nethttp's and nginx's", ng.Kept(), len(Short(rep.TLS, "tls-full", 5)))
+	}
+	if r := findTLS(t, rep, "nethttp", "tls-resumed"); r.CPU.N != 3 {
+		t.Errorf("nethttp's resumed handshakes from tls.txt: %d blocks, want 3", r.CPU.N)
+	}
+	if s := rep.Sections["tls-handshake"]; s.Kept != 4 || s.Most != 4 {
+		t.Errorf("handshake section: until %d kept or %d blocks", s.Kept, s.Most)
+	}
+}

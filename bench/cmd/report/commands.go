@@ -316,3 +316,90 @@ func tlsKeepAliveBlock(quick bool, each time.Duration, k int, servers []string) 
 	}
 	return goTest(append(args, "-block", fmt.Sprint(k))...)
 }
+
+// keepAliveRule is keep-alive's stopping rule (keptRule): -quick asks one
+// block more of its one row, so that the smoke run takes the rule's path.
+func keepAliveRule(quick bool, kept, most int, each time.Duration) *keptRule {
+	mode := string(bench.TLSKeepAlive)
+	r := &keptRule{section: "tls-keepalive", modes: []string{mode}, kept: kept, most: most,
+		block: func(k int, short map[string][]string) [][]string {
+			return [][]string{tlsKeepAliveBlock(quick, each, k, short[mode])}
+		}}
+	if quick {
+		r.kept, r.most = 2, 2
+	}
+	return r
+}
+
+// handshakeModes are the modes of make bench-tls's handshake blocks: the
+// handshakes whose cost is wanted to ±10 % for nethttp and nginx.
+var handshakeModes = []string{string(bench.TLSFull), string(bench.TLSResumed)}
+
+// handshakeServers are the servers of the handshake blocks: crypto/tls
+// (nethttp) and OpenSSL (nginx).
+var handshakeServers = []string{"nethttp", "nginx"}
+
+// tlsHandshakeCommands are make bench-tls's handshake blocks: nethttp and
+// nginx, a new connection per request with a full and with a resumed TLS
+// 1.3 handshake, beside the reference nginx, in runs as short as the
+// ceilings' on loadgen (the client every block picked for these modes,
+// named so that no block spends its time picking again). Six 1 s blocks
+// left cells at ±17 %: as for keep-alive, many short blocks are what keep
+// enough at the host's usual level. -quick runs nethttp resumed, one block.
+func tlsHandshakeCommands(quick bool, blocks int, each time.Duration) [][]string {
+	short := map[string][]string{}
+	for _, m := range handshakeModes {
+		short[m] = handshakeServers
+	}
+	if quick {
+		short = map[string][]string{string(bench.TLSResumed): {"nethttp"}}
+	}
+	var cmds [][]string
+	for k := range blockCount(quick, blocks) {
+		cmds = append(cmds, tlsHandshakeBlock(quick, each, k, short)...)
+	}
+	return cmds
+}
+
+// tlsHandshakeBlock is handshake block k of the servers short in each mode:
+// one command when every mode has the same servers, else one a mode.
+func tlsHandshakeBlock(quick bool, each time.Duration, k int, short map[string][]string) [][]string {
+	var modes []string
+	for _, m := range handshakeModes {
+		if len(short[m]) > 0 {
+			modes = append(modes, m)
+		}
+	}
+	same := true
+	for _, m := range modes {
+		same = same && slices.Equal(short[m], short[modes[0]])
+	}
+	run := func(servers, modes []string) []string {
+		args := []string{"-bench", "^BenchmarkTLS$", "-benchtime", "1x", "-timeout", "0", "./bench", "-args",
+			"-servers", strings.Join(servers, ","), "-tls-modes", strings.Join(modes, ","), "-tls-client", "loadgen"}
+		if quick {
+			args = append(args, "-warmup", "500", "-for", "200ms")
+		} else {
+			args = append(args, "-for", each.String())
+		}
+		return goTest(append(args, "-block", fmt.Sprint(k))...)
+	}
+	if same {
+		return [][]string{run(short[modes[0]], modes)}
+	}
+	var cmds [][]string
+	for _, m := range modes {
+		cmds = append(cmds, run(short[m], []string{m}))
+	}
+	return cmds
+}
+
+// handshakeRule is the handshake blocks' stopping rule (keptRule).
+func handshakeRule(quick bool, kept, most int, each time.Duration) *keptRule {
+	r := &keptRule{section: "tls-handshake", modes: handshakeModes, kept: kept, most: most,
+		block: func(k int, short map[string][]string) [][]string { return tlsHandshakeBlock(quick, each, k, short) }}
+	if quick {
+		r.kept, r.most = 2, 2
+	}
+	return r
+}

@@ -86,7 +86,7 @@ func main() {
 	capacityRounds := flag.Int("capacity-rounds", 3, "with -load: rounds of the search for the rate within the p99 bound (the first rounds' tails)")
 	latencyRounds := flag.Int("latency-rounds", 3, "with -latency: rounds, each holding every server at every rate once, in its own order")
 	workBlocks := flag.Int("work-blocks", 6, "with -work: blocks, each running every server at every level of work once, in its own order")
-	tlsRun := flag.Bool("tls", false, "run keep-alive over TLS into tls-keepalive.txt (as -tls-keepalive does), then pipelined, resumed and full handshakes over TLS, and HTTP/2 over TLS and h2c, beside a reference nginx over TLS, into tls.txt first (-tls-blocks blocks)")
+	tlsRun := flag.Bool("tls", false, "run keep-alive over TLS into tls-keepalive.txt (as -tls-keepalive does), nethttp's and nginx's handshakes into tls-handshake.txt (as -tls-handshakes does), then pipelined, resumed and full handshakes over TLS, and HTTP/2 over TLS and h2c, beside a reference nginx over TLS, into tls.txt first (-tls-blocks blocks)")
 	tlsKeepAliveRun := flag.Bool("tls-keepalive", false, "run keep-alive over TLS beside a reference nginx over TLS, in -tls-keepalive-blocks blocks of -for runs and then blocks of the rows short of -tls-keepalive-kept, into tls-keepalive.txt first")
 	// Only the host's usual level counts, and it holds a third to a half
 	// of the blocks, varying between invocations: 72 whole blocks kept
@@ -99,6 +99,13 @@ func main() {
 	// The cap bounds the run (120 whole blocks would be about 40 minutes)
 	// when the host is rarely at its usual level.
 	tlsKeepAliveMost := flag.Int("tls-keepalive-most", 120, "with -tls or -tls-keepalive: blocks at most in all, whole and short-row ones")
+	tlsHandshakeRun := flag.Bool("tls-handshakes", false, "run nethttp's and nginx's full and resumed handshakes beside a reference nginx over TLS, in -tls-handshake-blocks blocks of -for runs and then blocks of the rows short of -tls-handshake-kept, into tls-handshake.txt first")
+	// Six 1 s blocks of every mode left a handshake cell at ±17 %, on as
+	// few as 2 kept blocks: 12 kept give a 95 % interval.
+	tlsHandshakeBlocks := flag.Int("tls-handshake-blocks", 12, "with -tls or -tls-handshakes: whole blocks of nethttp's and nginx's handshakes")
+	tlsHandshakeKept := flag.Int("tls-handshake-kept", 12, "with -tls or -tls-handshakes: after the whole blocks, blocks of only the rows resting on fewer kept blocks than this, until none does (0: whole blocks only)")
+	// About ten seconds a block: the cap keeps the run under about ten minutes.
+	tlsHandshakeMost := flag.Int("tls-handshake-most", 48, "with -tls or -tls-handshakes: blocks at most in all")
 	// wrk runs whole seconds, so a TLS run lasts at least one: six blocks,
 	// the fewest with a 95 % interval, keep this part near forty minutes.
 	tlsBlocks := flag.Int("tls-blocks", 6, "with -tls: blocks, each running every server with TLS once in each mode, in its own order")
@@ -135,6 +142,9 @@ func main() {
 	if *tlsKeepAliveKept < 0 || *tlsKeepAliveMost < *tlsKeepAliveBlocks {
 		log.Fatalf("-tls-keepalive-kept must not be negative (it is %d), nor -tls-keepalive-most (%d) below -tls-keepalive-blocks (%d)", *tlsKeepAliveKept, *tlsKeepAliveMost, *tlsKeepAliveBlocks)
 	}
+	if *tlsHandshakeBlocks < 1 || *tlsHandshakeKept < 0 || *tlsHandshakeMost < *tlsHandshakeBlocks {
+		log.Fatalf("-tls-handshake-blocks must be positive (it is %d), -tls-handshake-kept not negative (%d), and -tls-handshake-most (%d) not below -tls-handshake-blocks", *tlsHandshakeBlocks, *tlsHandshakeKept, *tlsHandshakeMost)
+	}
 	if *docs && *quick {
 		log.Fatal("-docs takes a full run's figures, not -quick's")
 	}
@@ -165,7 +175,7 @@ func main() {
 	// keep no partial output.
 	proc.Handle("report", 5*time.Second, removePartial)
 	var forced string
-	if *run || *sweep || *scaleRun || *workRun || *latencyRun || *loadRun || *atLoadRun || *capacityRun || *tlsRun || *tlsKeepAliveRun {
+	if *run || *sweep || *scaleRun || *workRun || *latencyRun || *loadRun || *atLoadRun || *capacityRun || *tlsRun || *tlsKeepAliveRun || *tlsHandshakeRun {
 		cfg, err := bench.DefaultConfig()
 		if err != nil {
 			log.Fatal(err)
@@ -188,6 +198,7 @@ func main() {
 	readinessFile := filepath.Join(*out, "readiness.txt")
 	tlsFile := filepath.Join(*out, "tls.txt")
 	tlsKeepAliveFile := filepath.Join(*out, "tls-keepalive.txt")
+	tlsHandshakeFile := filepath.Join(*out, "tls-handshake.txt")
 	if *run {
 		if err := runAll(root, benchFile, *quick, forced, blockCount(*quick, *blocks), ceilingCommands(*quick, *inMemory, *rounds, *blocks, *each)); err != nil {
 			fatal(err)
@@ -249,13 +260,20 @@ func main() {
 	if *tlsRun || *tlsKeepAliveRun {
 		rounds := blockCount(*quick, *tlsKeepAliveBlocks)
 		var rule *keptRule
-		switch {
-		case *quick: // one block more, so that the smoke run takes the rule's path
-			rule = &keptRule{kept: 2, most: 2, quick: true}
-		case *tlsKeepAliveKept > 0:
-			rule = &keptRule{kept: *tlsKeepAliveKept, most: *tlsKeepAliveMost, each: *each}
+		if *quick || *tlsKeepAliveKept > 0 {
+			rule = keepAliveRule(*quick, *tlsKeepAliveKept, *tlsKeepAliveMost, *each)
 		}
 		if err := runUntil(root, tlsKeepAliveFile, *quick, forced, rounds, tlsKeepAliveCommands(*quick, rounds, *each), rule); err != nil {
+			fatal(err)
+		}
+	}
+	if *tlsRun || *tlsHandshakeRun {
+		rounds := blockCount(*quick, *tlsHandshakeBlocks)
+		var rule *keptRule
+		if *quick || *tlsHandshakeKept > 0 {
+			rule = handshakeRule(*quick, *tlsHandshakeKept, *tlsHandshakeMost, *each)
+		}
+		if err := runUntil(root, tlsHandshakeFile, *quick, forced, rounds, tlsHandshakeCommands(*quick, rounds, *each), rule); err != nil {
 			fatal(err)
 		}
 	}
@@ -276,9 +294,9 @@ func main() {
 		}
 	}
 
-	rep, err := report.Read(map[string]string{"ceilings": benchFile, "sweep": sweepFile, "scale": scaleFile, "work": workFile, "latency": latencyFile, "load": loadFile, "readiness": readinessFile, "tls": tlsFile, "tls-keepalive": tlsKeepAliveFile, "atload": atLoadFile, "capacity": capacityFile})
+	rep, err := report.Read(map[string]string{"ceilings": benchFile, "sweep": sweepFile, "scale": scaleFile, "work": workFile, "latency": latencyFile, "load": loadFile, "readiness": readinessFile, "tls": tlsFile, "tls-keepalive": tlsKeepAliveFile, "tls-handshake": tlsHandshakeFile, "atload": atLoadFile, "capacity": capacityFile})
 	if err != nil {
-		log.Fatalf("%v: run with -run, -sweep, -scale, -work, -latency, -load, -at-load, -capacity, -readiness, -tls or -tls-keepalive", err)
+		log.Fatalf("%v: run with -run, -sweep, -scale, -work, -latency, -load, -at-load, -capacity, -readiness, -tls, -tls-keepalive or -tls-handshakes", err)
 	}
 	if rep.Clients, err = report.ReadClients(filepath.Join(*out, "clients.json")); err != nil {
 		log.Fatal(err)
@@ -375,16 +393,18 @@ func runUntil(root, file string, quick bool, forced string, rounds int, cmds [][
 			return err
 		}
 	}
-	for k := len(cmds); rule != nil; k++ {
-		c, err := rule.next(tmp, k)
+	for k := rounds; rule != nil; k++ {
+		block, err := rule.next(tmp, k)
 		if err != nil {
 			return err
 		}
-		if c == nil {
+		if block == nil {
 			break
 		}
-		if err := run(c); err != nil {
-			return err
+		for _, c := range block {
+			if err := run(c); err != nil {
+				return err
+			}
 		}
 	}
 	if err := f.Close(); err != nil {

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -108,26 +110,59 @@ func TestTLSKeepAliveCommands(t *testing.T) {
 // blocks than asked, none when every row keeps enough, none at the cap.
 func TestKeptRule(t *testing.T) {
 	file := filepath.Join("..", "..", "report", "testdata", "tls-keepalive.txt")
-	r := keptRule{kept: 4, most: 10, each: 300 * time.Millisecond}
-	c, err := r.next(file, 3)
+	each := 300 * time.Millisecond
+	c, err := keepAliveRule(false, 4, 10, each).next(file, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// nethttp and nginx/aa kept 3 blocks each; nginx is the reference.
-	if line := strings.Join(c, " "); !strings.HasSuffix(line, "-servers nethttp,nginx/aa -tls-modes tls-keepalive -for 300ms -block 3") {
-		t.Errorf("block 3 with 4 kept asked: %s", line)
+	if len(c) != 1 || !strings.HasSuffix(strings.Join(c[0], " "), "-servers nethttp,nginx/aa -tls-modes tls-keepalive -for 300ms -block 3") {
+		t.Errorf("block 3 with 4 kept asked: %q", c)
 	}
-	if c, err := (keptRule{kept: 3, most: 10}).next(file, 3); err != nil || c != nil {
+	if c, err := keepAliveRule(false, 3, 10, each).next(file, 3); err != nil || c != nil {
 		t.Errorf("every row keeps 3: %q, %v; want no block", c, err)
 	}
-	if c, err := (keptRule{kept: 4, most: 3}).next(file, 3); err != nil || c != nil {
+	if c, err := keepAliveRule(false, 4, 3, each).next(file, 3); err != nil || c != nil {
 		t.Errorf("at the cap: %q, %v; want no block", c, err)
 	}
-	if _, err := (keptRule{kept: 4, most: 10}).next(filepath.Join(t.TempDir(), "none.txt"), 3); err == nil {
+	if _, err := keepAliveRule(false, 4, 10, each).next(filepath.Join(t.TempDir(), "none.txt"), 3); err == nil {
 		t.Error("no output so far: no error")
 	}
-	if h := r.header(); h != "# until: 4 kept, at most 10 blocks" {
+	if h := keepAliveRule(false, 4, 10, each).header(); h != "# until: 4 kept, at most 10 blocks" {
 		t.Errorf("header %q", h)
+	}
+}
+
+// TestHandshakeCommands checks the handshake blocks: nethttp and nginx in
+// both modes, one command a block on loadgen; a further block one command
+// a mode when the modes' short servers differ; the rule counting nginx's
+// own row, whose CPU per request is wanted.
+func TestHandshakeCommands(t *testing.T) {
+	each := 300 * time.Millisecond
+	cmds := tlsHandshakeCommands(false, 2, each)
+	if len(cmds) != 2 || !strings.HasSuffix(strings.Join(cmds[1], " "), "-servers nethttp,nginx -tls-modes tls-full,tls-resumed -tls-client loadgen -for 300ms -block 1") {
+		t.Errorf("whole blocks: %q", cmds)
+	}
+	some := tlsHandshakeBlock(false, each, 5, map[string][]string{"tls-full": {"nginx"}, "tls-resumed": {"nethttp", "nginx"}})
+	if len(some) != 2 || !strings.HasSuffix(strings.Join(some[0], " "), "-servers nginx -tls-modes tls-full -tls-client loadgen -for 300ms -block 5") ||
+		!strings.HasSuffix(strings.Join(some[1], " "), "-servers nethttp,nginx -tls-modes tls-resumed -tls-client loadgen -for 300ms -block 5") {
+		t.Errorf("block 5, the modes short of different servers: %q", some)
+	}
+	file := filepath.Join(t.TempDir(), "tls-handshake.txt")
+	var text strings.Builder
+	text.WriteString("# rounds: 1\npkg: hellobench/bench\n")
+	for _, server := range []string{"nethttp", "nginx"} {
+		fmt.Fprintf(&text, "BenchmarkTLS/%s/tls-full-2 \t 1\t 50.00 conns\t 99.0 cpu-%%\t 150.0 cpu-us/req\t 0 ns/op\t 1.000 ref-drift\t 170.0 ref-us/req\t 6000 req/s\t 1 saturated\n", server)
+	}
+	if err := os.WriteFile(file, []byte(text.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := handshakeRule(false, 2, 10, each).next(file, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c) != 1 || !strings.HasSuffix(strings.Join(c[0], " "), "-servers nethttp,nginx -tls-modes tls-full -tls-client loadgen -for 300ms -block 1") {
+		t.Errorf("block 1, both servers short of 2 in tls-full: %q", c)
 	}
 }
 

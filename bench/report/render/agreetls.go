@@ -24,6 +24,10 @@ func AgreeTLS(dirs []string) (string, error) {
 		b.WriteString("\nKeep-alive over TLS 1.3 from each one's keep-alive blocks, a separate invocation:\n\n")
 		sectionDates(b, sectionsOf(reps, "tls-keepalive"), "block", "none: its keep-alive rows are its tls.txt's")
 	}
+	if _, ok := reps[0].Sections["tls-handshake"]; ok {
+		b.WriteString("\nnethttp's and nginx's full and resumed handshakes (ECDSA) from each one's handshake blocks, a separate invocation:\n\n")
+		sectionDates(b, sectionsOf(reps, "tls-handshake"), "block", "none: its handshake rows are its tls.txt's")
+	}
 	fmt.Fprintf(b, "\nEach cell is %s, the client that ran it, and the interval's half-width over the median; "+
 		"a row not saturated says why. The last column is the invocations' medians' spread, half their range over their median.\n", interval(reps[0].Sections["tls"].Rounds))
 
@@ -72,7 +76,7 @@ func agreeTLSRow(b *strings.Builder, reps []report.Report, row report.TLSRow, fi
 		return f, bench.FormatFigure(*f, prec)
 	}, func(i int) string {
 		cell := ", " + rows[i].Client
-		if rows[i].Mode == "tls-keepalive" {
+		if len(rows[i].Blocks) > 0 && (rows[i].Mode == "tls-keepalive" || report.Handshakes(rows[i].Mode)) {
 			cell += fmt.Sprintf(", %d of %d blocks kept", rows[i].Kept(), len(rows[i].Blocks))
 		}
 		if n := Note(rows[i].Point); n != "" {

@@ -2,6 +2,8 @@ package render
 
 import (
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 
 	"hellobench/bench/report"
@@ -77,7 +79,12 @@ func TLSCosts(rep report.Report) string {
 	if s, ok := rep.Sections["tls-keepalive"]; ok {
 		fmt.Fprintf(&b, "\n_Keep-alive over TLS 1.3 has blocks of its own, short ones as the ceilings' (%s): its ratios to nginx are wanted to ±%.0f %%, and a block counts only at the host's usual level (the reference within ±%.0f %% of its usual speed, before and after the server), which the host leaves for seconds at a time. "+
 			"`make bench-tls`'s keep-alive blocks, %s, %s on %s, each cell %s.%s_\n",
-			keepAliveFor(s), 100*tlsTarget, 100*report.HostTol, s.Date, blocksRun(s, "block"), rep.Machine.CPU, interval(s.Rounds), keptNote(rep, s))
+			keepAliveFor(s), 100*tlsTarget, 100*report.HostTol, s.Date, blocksRun(s, "block"), rep.Machine.CPU, interval(s.Rounds), keptNote(rep, s, []string{"tls-keepalive"}, nil))
+	}
+	if s, ok := rep.Sections["tls-handshake"]; ok {
+		fmt.Fprintf(&b, "\n_nethttp's and nginx's full and resumed handshakes (ECDSA), whose cost is wanted to ±%.0f %%, have blocks of their own too, short ones on loadgen (%s), for the same reason: "+
+			"`make bench-tls`'s handshake blocks, %s, %s on %s, each cell %s.%s_\n",
+			100*handshakeTarget, keepAliveFor(s), s.Date, blocksRun(s, "block"), rep.Machine.CPU, interval(s.Rounds), keptNote(rep, s, []string{"tls-full", "tls-resumed"}, []string{"nethttp", "nginx"}))
 	}
 	return b.String()
 }
@@ -89,28 +96,54 @@ func blocksRun(s report.Section, unit string) string {
 	if s.Kept == 0 {
 		return plural(s.Rounds, unit)
 	}
-	return fmt.Sprintf("%s of every server, then %s of only the rows that had kept fewer than %d (at most %d blocks in all)",
-		plural(s.Rounds, "whole block"), plural(max(len(s.Commands)-s.Rounds, 0), "block"), s.Kept, s.Most)
+	return fmt.Sprintf("%s of all its rows, then %s of only the rows that had kept fewer than %d (at most %d blocks in all)",
+		plural(s.Rounds, "whole block"), plural(max(blocksIn(s)-s.Rounds, 0), "block"), s.Kept, s.Most)
+}
+
+// blocksIn is how many blocks s's commands ran: one past the highest
+// -block (a block may take a command a mode).
+func blocksIn(s report.Section) int {
+	n := 0
+	for _, c := range s.Commands {
+		if _, rest, ok := strings.Cut(c, " -block "); ok {
+			arg, _, _ := strings.Cut(rest, " ")
+			if k, err := strconv.Atoi(arg); err == nil {
+				n = max(n, k+1)
+			}
+		}
+	}
+	return n
 }
 
 // keptNote says, under a stopping rule, why the run stops where it does,
-// how many blocks each keep-alive row kept, and which rows the cap left
-// short.
-func keptNote(rep report.Report, s report.Section) string {
+// how many blocks each of its rows (those of modes; of servers, all when
+// nil) kept, and which rows the cap left short.
+func keptNote(rep report.Report, s report.Section, modes, servers []string) string {
 	if s.Kept == 0 {
 		return ""
 	}
+	in := func(r report.TLSRow) bool {
+		return slices.Contains(modes, r.Mode) && (servers == nil && r.Server != "nginx" || slices.Contains(servers, r.Server))
+	}
 	var kept []string
 	for _, r := range rep.TLS {
-		if r.Mode == "tls-keepalive" && r.Server != "nginx" {
-			kept = append(kept, fmt.Sprintf("%s %d of %d", r.Server, r.Kept(), len(r.Blocks)))
+		if in(r) {
+			name := r.Server
+			if len(modes) > 1 {
+				name += " " + r.Mode
+			}
+			kept = append(kept, fmt.Sprintf("%s %d of %d", name, r.Kept(), len(r.Blocks)))
 		}
 	}
 	note := " The share of blocks the host lets a row keep changes from one invocation to the next, so the run stops on blocks kept, not blocks run: " +
-		"a rule on the host's level and the servers' saturation, never on the ratios, so it does not bias them. Blocks kept: " + strings.Join(kept, ", ") + "."
+		"a rule on the host's level and the servers' saturation, never on the figures, so it does not bias them. Blocks kept: " + strings.Join(kept, ", ") + "."
 	var short []string
-	for _, r := range report.Short(rep.TLS, "tls-keepalive", s.Kept) {
-		short = append(short, fmt.Sprintf("%s (%d)", r.Server, r.Kept()))
+	for _, m := range modes {
+		for _, r := range report.Short(rep.TLS, m, s.Kept) {
+			if in(r) {
+				short = append(short, fmt.Sprintf("%s (%d)", r.Server, r.Kept()))
+			}
+		}
 	}
 	if len(short) > 0 {
 		note += fmt.Sprintf(" Short of %d when the cap stopped the run: %s.", s.Kept, strings.Join(short, ", "))
