@@ -130,7 +130,7 @@ bench-at-load: build deps ## make bench-load's blocks at a quarter of each ceili
 bench-readiness: build deps ## what the floors on epoll and io_uring, gnet and nginx ask of the kernel per request, saturated (5 rounds, about two minutes); results/, bench/COSTS.md section 7
 	bin/report $(RUNFLAGS) -readiness -docs -out results
 
-bench-tls: build deps ## what TLS and HTTP/2 cost each server beside nginx over TLS: keep-alive (36 short blocks of its own, then blocks of the rows that kept fewer than 36 at the host's usual level, at most 120 in all: about half an hour), nethttp's and nginx's full and resumed handshakes (12 short blocks of their own, then blocks of the rows short of 12 kept, at most 48), then pipelined, resumed and full handshakes (ECDSA and RSA), TLS 1.2's keep-alive and full handshake, HTTP/2 over TLS and h2c at 1 and 16 streams (6 blocks, about 40 minutes); results/, bench/COSTS.md
+bench-tls: build deps ## what TLS and HTTP/2 cost each server beside nginx over TLS: keep-alive (36 short blocks of its own, then blocks of the rows that kept fewer than 36 at the host's usual level, at most 120 in all: about half an hour), nethttp's and nginx's full and resumed handshakes (12 short blocks of their own, then blocks of the rows short of 24 kept, at most 80), then pipelined, resumed and full handshakes (ECDSA and RSA), TLS 1.2's keep-alive and full handshake, HTTP/2 over TLS and h2c at 1 and 16 streams (6 blocks, about 40 minutes); results/, bench/COSTS.md
 	bin/report $(RUNFLAGS) -tls -docs -out results
 
 bench-tls-keepalive: build deps ## make bench-tls's keep-alive blocks alone (about half an hour); results/, bench/COSTS.md

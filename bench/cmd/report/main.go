@@ -101,11 +101,12 @@ func main() {
 	tlsKeepAliveMost := flag.Int("tls-keepalive-most", 120, "with -tls or -tls-keepalive: blocks at most in all, whole and short-row ones")
 	tlsHandshakeRun := flag.Bool("tls-handshakes", false, "run nethttp's and nginx's full and resumed handshakes beside a reference nginx over TLS, in -tls-handshake-blocks blocks of -for runs and then blocks of the rows short of -tls-handshake-kept, into tls-handshake.txt first")
 	// Six 1 s blocks of every mode left a handshake cell at ±17 %, on as
-	// few as 2 kept blocks: 12 kept give a 95 % interval.
+	// few as 2 kept blocks; 12 kept left nethttp's at ±10.5 % (its CPU
+	// per handshake wanders from block to block), so 24.
 	tlsHandshakeBlocks := flag.Int("tls-handshake-blocks", 12, "with -tls or -tls-handshakes: whole blocks of nethttp's and nginx's handshakes")
-	tlsHandshakeKept := flag.Int("tls-handshake-kept", 12, "with -tls or -tls-handshakes: after the whole blocks, blocks of only the rows resting on fewer kept blocks than this, until none does (0: whole blocks only)")
-	// About ten seconds a block: the cap keeps the run under about ten minutes.
-	tlsHandshakeMost := flag.Int("tls-handshake-most", 48, "with -tls or -tls-handshakes: blocks at most in all")
+	tlsHandshakeKept := flag.Int("tls-handshake-kept", 24, "with -tls or -tls-handshakes: after the whole blocks, blocks of only the rows resting on fewer kept blocks than this, until none does (0: whole blocks only)")
+	// A block is some ten seconds: the cap keeps the run near a quarter of an hour at most.
+	tlsHandshakeMost := flag.Int("tls-handshake-most", 80, "with -tls or -tls-handshakes: blocks at most in all")
 	// wrk runs whole seconds, so a TLS run lasts at least one: six blocks,
 	// the fewest with a 95 % interval, keep this part near forty minutes.
 	tlsBlocks := flag.Int("tls-blocks", 6, "with -tls: blocks, each running every server with TLS once in each mode, in its own order")
