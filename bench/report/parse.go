@@ -96,15 +96,16 @@ func Read(files map[string]string) (Report, error) {
 				dropMode(all, why, r.prefix, r.mode)
 			}
 		}
+		_, isOwn := ownRows[name]
 		into, whyInto := all, why
-		if _, ok := ownRows[name]; ok {
+		if isOwn {
 			into, whyInto = map[string]Samples{}, map[string]string{}
 		}
 		sec, ok, err := ReadBench(f, into, whyInto)
 		if err != nil {
 			return Report{}, err
 		}
-		if _, ok := ownRows[name]; ok {
+		if isOwn {
 			// Its benchmarks replace the same ones of the other files.
 			maps.Copy(all, into)
 			maps.Copy(why, whyInto)

@@ -317,18 +317,25 @@ func tlsKeepAliveBlock(quick bool, each time.Duration, k int, servers []string) 
 	return goTest(append(args, "-block", fmt.Sprint(k))...)
 }
 
-// keepAliveRule is keep-alive's stopping rule (keptRule): -quick asks one
-// block more of its one row, so that the smoke run takes the rule's path.
+// newRule is a keptRule, nil (whole blocks only) when kept is 0; -quick
+// asks one block more of its rows, so that the smoke run takes the rule's
+// path.
+func newRule(quick bool, section string, modes []string, kept, most int, block func(k int, short map[string][]string) [][]string) *keptRule {
+	switch {
+	case quick:
+		kept, most = 2, 2
+	case kept == 0:
+		return nil
+	}
+	return &keptRule{section: section, modes: modes, kept: kept, most: most, block: block}
+}
+
+// keepAliveRule is keep-alive's stopping rule (newRule).
 func keepAliveRule(quick bool, kept, most int, each time.Duration) *keptRule {
 	mode := string(bench.TLSKeepAlive)
-	r := &keptRule{section: "tls-keepalive", modes: []string{mode}, kept: kept, most: most,
-		block: func(k int, short map[string][]string) [][]string {
-			return [][]string{tlsKeepAliveBlock(quick, each, k, short[mode])}
-		}}
-	if quick {
-		r.kept, r.most = 2, 2
-	}
-	return r
+	return newRule(quick, "tls-keepalive", []string{mode}, kept, most, func(k int, short map[string][]string) [][]string {
+		return [][]string{tlsKeepAliveBlock(quick, each, k, short[mode])}
+	})
 }
 
 // handshakeModes are the modes of make bench-tls's handshake blocks: the
@@ -394,12 +401,9 @@ func tlsHandshakeBlock(quick bool, each time.Duration, k int, short map[string][
 	return cmds
 }
 
-// handshakeRule is the handshake blocks' stopping rule (keptRule).
+// handshakeRule is the handshake blocks' stopping rule (newRule).
 func handshakeRule(quick bool, kept, most int, each time.Duration) *keptRule {
-	r := &keptRule{section: "tls-handshake", modes: handshakeModes, kept: kept, most: most,
-		block: func(k int, short map[string][]string) [][]string { return tlsHandshakeBlock(quick, each, k, short) }}
-	if quick {
-		r.kept, r.most = 2, 2
-	}
-	return r
+	return newRule(quick, "tls-handshake", handshakeModes, kept, most, func(k int, short map[string][]string) [][]string {
+		return tlsHandshakeBlock(quick, each, k, short)
+	})
 }

@@ -260,20 +260,14 @@ func main() {
 
 	if *tlsRun || *tlsKeepAliveRun {
 		rounds := blockCount(*quick, *tlsKeepAliveBlocks)
-		var rule *keptRule
-		if *quick || *tlsKeepAliveKept > 0 {
-			rule = keepAliveRule(*quick, *tlsKeepAliveKept, *tlsKeepAliveMost, *each)
-		}
+		rule := keepAliveRule(*quick, *tlsKeepAliveKept, *tlsKeepAliveMost, *each)
 		if err := runUntil(root, tlsKeepAliveFile, *quick, forced, rounds, tlsKeepAliveCommands(*quick, rounds, *each), rule); err != nil {
 			fatal(err)
 		}
 	}
 	if *tlsRun || *tlsHandshakeRun {
 		rounds := blockCount(*quick, *tlsHandshakeBlocks)
-		var rule *keptRule
-		if *quick || *tlsHandshakeKept > 0 {
-			rule = handshakeRule(*quick, *tlsHandshakeKept, *tlsHandshakeMost, *each)
-		}
+		rule := handshakeRule(*quick, *tlsHandshakeKept, *tlsHandshakeMost, *each)
 		if err := runUntil(root, tlsHandshakeFile, *quick, forced, rounds, tlsHandshakeCommands(*quick, rounds, *each), rule); err != nil {
 			fatal(err)
 		}

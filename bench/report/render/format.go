@@ -150,11 +150,20 @@ func b2i(b bool) int {
 // flagArg is the argument a section's first command that has flag gives
 // it, "" if none has it.
 func flagArg(s report.Section, flag string) string {
+	if args := flagArgs(s, flag); len(args) > 0 {
+		return args[0]
+	}
+	return ""
+}
+
+// flagArgs are the arguments flag has in a section's commands, in order.
+func flagArgs(s report.Section, flag string) []string {
+	var args []string
 	for _, c := range s.Commands {
 		if _, rest, ok := strings.Cut(c, " "+flag+" "); ok {
 			arg, _, _ := strings.Cut(rest, " ")
-			return arg
+			args = append(args, arg)
 		}
 	}
-	return ""
+	return args
 }

@@ -104,12 +104,9 @@ func blocksRun(s report.Section, unit string) string {
 // -block (a block may take a command a mode).
 func blocksIn(s report.Section) int {
 	n := 0
-	for _, c := range s.Commands {
-		if _, rest, ok := strings.Cut(c, " -block "); ok {
-			arg, _, _ := strings.Cut(rest, " ")
-			if k, err := strconv.Atoi(arg); err == nil {
-				n = max(n, k+1)
-			}
+	for _, arg := range flagArgs(s, "-block") {
+		if k, err := strconv.Atoi(arg); err == nil {
+			n = max(n, k+1)
 		}
 	}
 	return n
