@@ -20,10 +20,18 @@ const NeverHeld = "never held its rate at the host's usual speed: no figure"
 // speed, and its ratio to the reference nginx held beside it, block by
 // block. Point.Mode is the share, "of=25%".
 func buildAtLoad(all map[string]Samples, sections map[string]Section) []Point {
-	usual := usualSpeedsOf(all, atLoadPrefix)
+	return buildHeld(all, atLoadPrefix, Coarse(sections["atload"]))
+}
+
+// buildHeld builds the rows of a bench at a fixed rate beside a reference
+// nginx at its own (BenchmarkAtLoad, BenchmarkNewConn), whose keys under
+// prefix are server/mode: the blocks count in which the server held its
+// rate and the host ran at its usual speed.
+func buildHeld(all map[string]Samples, prefix string, coarse bool) []Point {
+	usual := usualSpeedsOf(all, prefix)
 	var ps []Point
 	for key, s := range all {
-		rest, ok := strings.CutPrefix(key, atLoadPrefix)
+		rest, ok := strings.CutPrefix(key, prefix)
 		i := strings.LastIndex(rest, "/")
 		if !ok || i < 0 {
 			continue
@@ -41,7 +49,7 @@ func buildAtLoad(all map[string]Samples, sections map[string]Section) []Point {
 			p.Label = NeverHeld
 		}
 		p.Implied = Figure{} // 1e6 / its CPU per request is no ceiling here
-		p.Coarse = Coarse(sections["atload"])
+		p.Coarse = coarse
 		ps = append(ps, p)
 	}
 	atRefSpeed(ps, usual)

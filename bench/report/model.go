@@ -29,6 +29,9 @@ type Machine struct {
 	// batching saves, which differs between machines.
 	SyscallNS   float64  `json:"syscall_ns,omitempty"`
 	Mitigations []string `json:"mitigations,omitempty"`
+	// Versions is each Go stack's modules as the build resolves them
+	// (StackVersions), "path version" each, by stack name.
+	Versions map[string][]string `json:"versions,omitempty"`
 }
 
 const DateFormat = "2006-01-02 15:04 MST"
@@ -225,6 +228,13 @@ type Report struct {
 	// share, "of=25%"): the CPU per request and its ratio to nginx that
 	// the pick table prices a request at.
 	AtLoad []Point `json:"at_load,omitempty"`
+	// NewConn is make bench-newconn's blocks: every server on a new
+	// connection per request at one fixed rate, beside a reference nginx
+	// at the same rate (Point.Mode is the rate, "rate=5000").
+	NewConn []Point `json:"new_conn,omitempty"`
+	// Repeat is how far the ceilings' ratios to nginx moved between
+	// separate invocations of make bench (ReadRepeat), when there were any.
+	Repeat *Repeat `json:"repeat,omitempty"`
 	// Why is make bench-load's count of system calls, epoll_waits and
 	// context switches per request, at a quarter of the ceiling and
 	// saturated.

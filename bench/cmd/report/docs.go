@@ -20,7 +20,7 @@ type document struct {
 
 var documents = []document{
 	{"README.md", map[string]func(report.Report) string{"pick": render.PickShort}},
-	{"docs/ceilings.md", map[string]func(report.Report) string{"ceilings": render.CeilingsPage}},
+	{"docs/ceilings.md", map[string]func(report.Report) string{"ceilings": render.CeilingsPage, "newconn": render.NewConnTable}},
 	{"docs/work.md", map[string]func(report.Report) string{"work": render.WorkPage}},
 	{"docs/latency.md", map[string]func(report.Report) string{"latency": render.LatencyPage}},
 	{"docs/load.md", map[string]func(report.Report) string{"load": render.CostAtLoad, "capacity": render.CapacityTable}},
@@ -55,6 +55,8 @@ func beginMarker(name string) string {
 		from = "make bench-readiness writes it from results/results.json"
 	case "costs-tls":
 		from = "make bench-tls writes it from results/results.json"
+	case "newconn":
+		from = "bin/report -newconn writes it from results/results.json"
 	}
 	return "<!-- begin generated: " + name + " (" + from + ") -->\n"
 }

@@ -1,12 +1,14 @@
 package main
 
 import (
+	"log"
 	"os"
 	"os/exec"
 	"regexp"
 	"runtime"
 	"strings"
 
+	"hellobench/bench"
 	"hellobench/bench/report"
 	"hellobench/internal/proc"
 )
@@ -31,6 +33,13 @@ func machine() report.Machine {
 		m.SyscallNS = float64(d.Nanoseconds())
 	}
 	m.Mitigations = proc.Mitigations()
+	// The stacks' versions as this build resolves them; a run goes on
+	// without them, and the report says they were not recorded.
+	if root, err := bench.FindRoot(); err != nil {
+		log.Printf("versions not recorded: %v", err)
+	} else if m.Versions, err = report.StackVersions(root); err != nil {
+		log.Printf("versions not recorded: %v", err)
+	}
 	return m
 }
 

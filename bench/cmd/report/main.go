@@ -132,13 +132,19 @@ func main() {
 	agreeLoadDirs := flag.String("agree-load", "", "compare make bench-load's figures in several runs' output `directories` (comma-separated) and print it; nothing is run")
 	agreeTLSDirs := flag.String("agree-tls", "", "compare make bench-tls's ratios to nginx over TLS and handshake costs in several runs' output `directories` (comma-separated) and print them; nothing is run")
 	agreeLatencyDirs := flag.String("agree-latency", "", "compare make bench-latency's p99 at the common rate in several runs' output `directories` (comma-separated) and print it; nothing is run")
+	newConnRun := flag.Bool("newconn", false, "run every server and nginx on a new connection per request at -conn-rate, beside a reference nginx at the same rate, in -newconn-blocks blocks, into newconn.txt first")
+	// As the ceilings': only the host's usual level counts, about half the blocks.
+	newConnBlocks := flag.Int("newconn-blocks", 26, "with -newconn: blocks, each running every server once, in its own order")
+	// A rate every server and nginx hold on one core (fcgi's new
+	// connections cost about 80 µs: 40 % of its core), and the client too.
+	connRate := flag.Float64("conn-rate", 5000, "with -newconn: new connections a second, one request each")
 	force := flag.Bool("force", false, "run even when another process is busy on the pinned CPUs (the report says so)")
 	flag.Parse()
 	if flag.NArg() > 0 {
 		log.Fatalf("unexpected arguments %q", flag.Args())
 	}
-	if *rounds < 1 || *sweepRounds < 1 || *n < 1 || *sweepN < 1 || *blocks < 1 || *workBlocks < 1 || *latencyRounds < 1 || *loadRounds < 1 || *readinessRounds < 1 || *capacityRounds < 1 || *each <= 0 || *tlsBlocks < 1 || *tlsKeepAliveBlocks < 1 || *atLoadBlocks < 1 || *tlsFor <= 0 {
-		log.Fatal("-rounds, -sweep-rounds, -blocks, -work-blocks, -latency-rounds, -load-rounds, -readiness-rounds, -capacity-rounds, -tls-blocks, -tls-keepalive-blocks, -at-load-blocks, -for, -tls-for, -n and -sweep-n must be positive")
+	if *rounds < 1 || *sweepRounds < 1 || *n < 1 || *sweepN < 1 || *blocks < 1 || *workBlocks < 1 || *latencyRounds < 1 || *loadRounds < 1 || *readinessRounds < 1 || *capacityRounds < 1 || *each <= 0 || *tlsBlocks < 1 || *tlsKeepAliveBlocks < 1 || *atLoadBlocks < 1 || *tlsFor <= 0 || *newConnBlocks < 1 || *connRate <= 0 {
+		log.Fatal("-rounds, -sweep-rounds, -blocks, -work-blocks, -latency-rounds, -load-rounds, -readiness-rounds, -capacity-rounds, -tls-blocks, -tls-keepalive-blocks, -at-load-blocks, -newconn-blocks, -conn-rate, -for, -tls-for, -n and -sweep-n must be positive")
 	}
 	if *tlsKeepAliveKept < 0 || *tlsKeepAliveMost < *tlsKeepAliveBlocks {
 		log.Fatalf("-tls-keepalive-kept must not be negative (it is %d), nor -tls-keepalive-most (%d) below -tls-keepalive-blocks (%d)", *tlsKeepAliveKept, *tlsKeepAliveMost, *tlsKeepAliveBlocks)
@@ -176,7 +182,7 @@ func main() {
 	// keep no partial output.
 	proc.Handle("report", 5*time.Second, removePartial)
 	var forced string
-	if *run || *sweep || *scaleRun || *workRun || *latencyRun || *loadRun || *atLoadRun || *capacityRun || *tlsRun || *tlsKeepAliveRun || *tlsHandshakeRun {
+	if *run || *sweep || *scaleRun || *workRun || *latencyRun || *loadRun || *atLoadRun || *capacityRun || *tlsRun || *tlsKeepAliveRun || *tlsHandshakeRun || *newConnRun {
 		cfg, err := bench.DefaultConfig()
 		if err != nil {
 			log.Fatal(err)
@@ -200,6 +206,7 @@ func main() {
 	tlsFile := filepath.Join(*out, "tls.txt")
 	tlsKeepAliveFile := filepath.Join(*out, "tls-keepalive.txt")
 	tlsHandshakeFile := filepath.Join(*out, "tls-handshake.txt")
+	newConnFile := filepath.Join(*out, "newconn.txt")
 	if *run {
 		if err := runAll(root, benchFile, *quick, forced, blockCount(*quick, *blocks), ceilingCommands(*quick, *inMemory, *rounds, *blocks, *each)); err != nil {
 			fatal(err)
@@ -279,6 +286,13 @@ func main() {
 		}
 	}
 
+	if *newConnRun {
+		blocks := blockCount(*quick, *newConnBlocks)
+		if err := runAll(root, newConnFile, *quick, forced, blocks, newConnCommands(*quick, blocks, *connRate)); err != nil {
+			fatal(err)
+		}
+	}
+
 	if *latencyRun {
 		from := benchFile
 		if *ceilingsFrom != "" {
@@ -289,9 +303,12 @@ func main() {
 		}
 	}
 
-	rep, err := report.Read(map[string]string{"ceilings": benchFile, "sweep": sweepFile, "scale": scaleFile, "work": workFile, "latency": latencyFile, "load": loadFile, "readiness": readinessFile, "tls": tlsFile, "tls-keepalive": tlsKeepAliveFile, "tls-handshake": tlsHandshakeFile, "atload": atLoadFile, "capacity": capacityFile})
+	rep, err := report.Read(map[string]string{"ceilings": benchFile, "sweep": sweepFile, "scale": scaleFile, "work": workFile, "latency": latencyFile, "load": loadFile, "readiness": readinessFile, "tls": tlsFile, "tls-keepalive": tlsKeepAliveFile, "tls-handshake": tlsHandshakeFile, "atload": atLoadFile, "capacity": capacityFile, "newconn": newConnFile})
 	if err != nil {
-		log.Fatalf("%v: run with -run, -sweep, -scale, -work, -latency, -load, -at-load, -capacity, -readiness, -tls, -tls-keepalive or -tls-handshakes", err)
+		log.Fatalf("%v: run with -run, -sweep, -scale, -work, -latency, -load, -at-load, -capacity, -readiness, -tls, -tls-keepalive, -tls-handshakes or -newconn", err)
+	}
+	if rep.Repeat, err = report.ReadRepeat(rep, *out); err != nil {
+		log.Fatal(err)
 	}
 	if rep.Clients, err = report.ReadClients(filepath.Join(*out, "clients.json")); err != nil {
 		log.Fatal(err)

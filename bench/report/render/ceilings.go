@@ -25,6 +25,7 @@ func Conditions(rep report.Report) string {
 	fmt.Fprintf(&b, "- Measured %s on %s (%d cores), %s, %s, nginx %s, lighttpd %s; %s, each running every server once in an order that changes from block to block%s.\n",
 		s.Date, m.CPU, m.Cores, m.Kernel, m.Go, orNone(m.Nginx), orNone(m.Lighttpd), plural(s.Rounds, "block"), refs)
 	fmt.Fprintf(&b, "- CPU time read from %s.\n", cpuSource(s))
+	b.WriteString(versionsLine(rep))
 	b.WriteString(syscallLine(m))
 	if s.Forced != "" {
 		fmt.Fprintf(&b, "- **Forced (-force) while other processes were busy: %s. The figures include what they took.**\n", s.Forced)

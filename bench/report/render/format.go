@@ -36,6 +36,8 @@ func source(rep report.Report, section string) string {
 		run = "make bench-load"
 	case "atload":
 		unit, run = "block", "make bench-load"
+	case "newconn":
+		unit, run = "block", "bin/report -newconn"
 	case "tls", "tls-keepalive":
 		unit, run = "block", "make bench-tls"
 	case "latency":

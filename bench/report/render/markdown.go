@@ -84,13 +84,15 @@ func (p Part) write(b *strings.Builder, rep report.Report) {
 	b.WriteString(body + "\n")
 }
 
+// PickLong is REPORT.md's pick section: the README's table, its lines,
+// and what each stack gives an application.
 func PickLong(rep report.Report) string {
 	t := pickTable(rep)
 	if t == "" {
 		return ""
 	}
 	var b strings.Builder
-	b.WriteString(t + "\n| stack | what it gives a real application |\n|---|---|\n")
+	b.WriteString(t + "\n" + actLine(rep, "the sections below") + "\n" + runsLine(rep, "this report's header") + "\n| stack | what it gives a real application |\n|---|---|\n")
 	for _, s := range report.Order() {
 		if g := gives(s); g != "" {
 			fmt.Fprintf(&b, "| %s | %s |\n", s, g)

@@ -2,6 +2,8 @@ package render
 
 import (
 	"fmt"
+	"math"
+	"slices"
 	"strings"
 
 	"hellobench/bench"
@@ -19,153 +21,203 @@ func gives(s string) string {
 	return t.Gives
 }
 
-// pickRow gathers one stack's figures for the pick sections.
+// pickRefs are the pick table's references, below the stacks a reader can
+// adopt: nginx, the project's own server on io_uring (no library anyone
+// would adopt: it owns its HTTP), and the floors.
+var pickRefs = []string{"nginx", "uring", "floor", "floor-uring"}
+
+// handlers names the handlers each row's application is written as: the
+// API a reader's code would be written against.
+var handlers = map[string]string{
+	"nethttp": "net/http", "chi": "net/http", "fcgi": "net/http",
+	"gin": "gin", "echo": "echo", "fasthttp": "fasthttp", "fiber": "fiber", "hertz": "hertz",
+	"gnet": "own HTTP", "uring": "own HTTP", "floor": "no parser", "floor-uring": "no parser", "nginx": "C",
+}
+
+// pickRate is the steady rate the pick table sizes a service at: the
+// lowest of make bench-load's ladder, one every stack holds on one core.
+const pickRate = 10000
+
+// pickRow is one stack's cells in the pick table.
 type pickRow struct {
-	name                            string
-	vsNginx, vsFloor, conn, perConn string
-	allocs                          string
-	load                            string // CPU per request at a quarter of its ceiling
-	held                            string // the rate held within the p99 bound
-	// overTLS is the CPU per keep-alive request over TLS vs nginx over
-	// TLS, and handshake the CPU a full handshake per request adds to
-	// the stack's plaintext connection per request (make bench-tls).
-	overTLS, handshake string
+	name, gets, ceiling, cores, held, idle, https string
 }
 
-func pickRows(rep report.Report) []pickRow {
-	var rows []pickRow
+// pickRows are the adoptable stacks' rows, then the references'.
+func pickRows(rep report.Report) (stacks, refs []pickRow) {
 	for _, s := range report.Order() {
-		if gives(s) == "" {
+		t, err := targets.Lookup(s)
+		if err != nil || t.Kind != targets.Server || isRef(s) {
 			continue
 		}
-		p, ok := report.Find(rep.Ceilings, s, "keepalive")
-		if !ok {
-			continue
+		if r, ok := pickRowOf(rep, t); ok {
+			stacks = append(stacks, r)
 		}
-		r := pickRow{name: s, vsNginx: versus(p.CPUVsNginx), vsFloor: versus(p.CPUVsFloor), allocs: "–", conn: "–", perConn: "–", load: atLoad(rep, s), held: heldWithin(rep, s)}
-		if m, ok := memory(rep, s, "BenchmarkServeKeepAlive"); ok {
-			r.allocs = median(m.AllocsOp, 0)
-		}
-		if cl, ok := cpuOf(rep, s, "close"); ok {
-			r.conn = delta(bench.Diff(cl, report.BlockCPU(p)))
-		}
-		if i, ok := idleAt(rep, s, 10000); ok {
-			r.perConn = bytesText(i.PerConn.Median)
-		}
-		r.overTLS, r.handshake = tlsPick(rep, s)
-		rows = append(rows, r)
 	}
-	return rows
+	for _, s := range pickRefs {
+		if t, err := targets.Lookup(s); err == nil {
+			if r, ok := pickRowOf(rep, t); ok {
+				refs = append(refs, r)
+			}
+		}
+	}
+	return stacks, refs
 }
 
-func idleAt(rep report.Report, server string, conns int) (report.Idle, bool) {
+func isRef(s string) bool { return slices.Contains(pickRefs, s) }
+
+// pickRowOf is t's row, if its keep-alive ceiling was measured.
+func pickRowOf(rep report.Report, t targets.Target) (pickRow, bool) {
+	p, ok := report.Find(rep.Ceilings, t.Name, string(bench.KeepAlive))
+	if !ok {
+		return pickRow{}, false
+	}
+	return pickRow{name: t.Name, gets: getsOf(t), ceiling: ceilingCell(p), cores: coresAt(rep, t.Name),
+		held: heldCell(rep, t.Name), idle: idleCell(rep, t.Name), https: httpsCell(rep, t)}, true
+}
+
+// getsOf is what a stack gives an application: its handlers, HTTP/2 and
+// TLS where it serves them.
+func getsOf(t targets.Target) string {
+	parts := []string{handlers[t.Name]}
+	if t.H2 {
+		parts = append(parts, "h2")
+	}
+	if t.TLS {
+		parts = append(parts, "TLS")
+	}
+	return strings.Join(parts, " · ")
+}
+
+// ceilingCell is a keep-alive ceiling's CPU per request and its ratio to
+// nginx, medians: "11.1 µs · 1.91×".
+func ceilingCell(p report.Point) string {
+	switch {
+	case p.CPU.N == 0 || p.Label != "":
+		return "no ceiling"
+	case p.Server == "nginx":
+		return fmt.Sprintf("%s µs · 1×", num(p.CPU.Median, 1))
+	case p.CPUVsNginx == nil || p.CPUVsNginx.N == 0:
+		return num(p.CPU.Median, 1) + " µs"
+	}
+	return fmt.Sprintf("%s µs · %s×", num(p.CPU.Median, 1), num(p.CPUVsNginx.Median, 2))
+}
+
+// coresAt is the cores a stack's CPU at a steady pickRate keeps busy:
+// its CPU per request there (make bench-load's ladder) times the rate.
+func coresAt(rep report.Report, server string) string {
+	l, ok := report.FindLat(rep.Load, server, fmt.Sprintf("r=%d", pickRate), report.CeilingConns)
+	switch {
+	case !ok:
+		return "–"
+	case l.FellOver > 0:
+		return "fell over"
+	case l.CPU == nil || l.CPU.N == 0:
+		return "–"
+	}
+	return num(l.CPU.Median*pickRate/1e6, 2)
+}
+
+// heldCell is the highest rate a stack held with its p99 within make
+// bench-load's bound, the median of the searches.
+func heldCell(rep report.Report, server string) string {
+	c, ok := report.FindCapacity(rep.Capacity, server)
+	switch {
+	case !ok:
+		return "–"
+	case c.Rate.Max == 0:
+		return "none"
+	}
+	return num(roundTo(c.Rate.Median, 3), 0)
+}
+
+// roundTo rounds v to n significant digits: a rate known to a few per
+// cent printed as 137 000, not 137 510.
+func roundTo(v float64, n int) float64 {
+	if v == 0 {
+		return 0
+	}
+	k := math.Pow(10, float64(n)-math.Ceil(math.Log10(math.Abs(v))))
+	return math.Round(v*k) / k
+}
+
+// pickIdle is the idle connections the pick table prices memory at.
+const pickIdle = 10000
+
+// idleCell is the memory pickIdle idle connections add to a stack.
+func idleCell(rep report.Report, server string) string {
 	for _, i := range rep.Idle {
-		if i.Server == server && i.Conns == conns && i.PerConn.N > 0 {
-			return i, true
+		if i.Server == server && i.Conns == pickIdle && i.PerConn.N > 0 {
+			return mbText(i.PerConn.Median * pickIdle)
 		}
 	}
-	return report.Idle{}, false
+	return "–"
 }
 
-// pickTable is the figures side of the choice.
+// mbText is a number of bytes in MB (MiB), to two significant digits.
+func mbText(v float64) string {
+	mb := v / (1 << 20)
+	if mb >= 10 {
+		return fmt.Sprintf("%.0f MB", roundTo(mb, 2))
+	}
+	return fmt.Sprintf("%.1f MB", mb)
+}
+
+// httpsCell is a stack's CPU per keep-alive request over TLS 1.3 and per
+// request on a new connection with a full handshake (ECDSA P-256), or
+// says it serves no TLS.
+func httpsCell(rep report.Report, t targets.Target) string {
+	if !t.TLS {
+		return "no TLS"
+	}
+	ka, full := "–", "–"
+	for _, r := range rep.TLS {
+		switch {
+		case r.Server != t.Name || r.Implied.N == 0:
+		case r.Mode == string(bench.TLSKeepAlive):
+			ka = num(r.CPU.Median, 1) + " µs"
+		case r.Mode == string(bench.TLSFull):
+			full = num(r.CPU.Median, 0) + " µs"
+		}
+	}
+	if ka == "–" && full == "–" {
+		return "–"
+	}
+	return ka + " · " + full
+}
+
+// pickTable is the figures side of the choice: the stacks a reader can
+// adopt, then the references.
 func pickTable(rep report.Report) string {
-	rows := pickRows(rep)
-	if len(rows) == 0 {
+	stacks, refs := pickRows(rep)
+	if len(stacks) == 0 {
 		return ""
 	}
-	// The TLS columns only with make bench-tls's rows in the results.
-	tls := len(rep.TLS) > 0
 	var b strings.Builder
-	fmt.Fprintf(&b, "| stack | CPU per keep-alive request vs nginx | vs the floor | allocs/request | a new connection adds, CPU µs | memory per idle connection (10 000 held) | CPU µs per request at %s of its ceiling; vs nginx at %s of its | req/s one core holds with p99 within %s |", pickLoad, pickLoad, sloText(rep))
-	if tls {
-		b.WriteString(" over TLS vs nginx over TLS | a request with a full TLS handshake, CPU µs |")
+	fmt.Fprintf(&b, "| stack | handlers · HTTP/2 · TLS | CPU/request · vs nginx | cores for %s req/s | req/s one core holds, p99 ≤ %s | memory, %s idle connections | HTTPS: CPU/request · full handshake |\n",
+		num(pickRate, 0), sloText(rep), num(pickIdle, 0))
+	b.WriteString("|---|---|--:|--:|--:|--:|--:|\n")
+	row := func(r pickRow) {
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", r.name, r.gets, r.ceiling, r.cores, r.held, r.idle, r.https)
 	}
-	b.WriteString("\n|---|--:|--:|--:|--:|--:|--:|--:|")
-	if tls {
-		b.WriteString("--:|--:|")
+	for _, r := range stacks {
+		row(r)
 	}
-	b.WriteString("\n")
-	for _, r := range rows {
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s |", r.name, r.vsNginx, r.vsFloor, r.allocs, r.conn, r.perConn, r.load, r.held)
-		if tls {
-			fmt.Fprintf(&b, " %s | %s |", r.overTLS, r.handshake)
-		}
-		b.WriteString("\n")
+	if len(refs) > 0 {
+		b.WriteString("| *references* | | | | | | |\n")
+	}
+	for _, r := range refs {
+		row(r)
 	}
 	return b.String()
 }
 
-// tlsPick is a stack's keep-alive CPU over TLS as a ratio to nginx's over
-// TLS, and its CPU per request on a new connection with a full TLS 1.3
-// handshake (ECDSA, bench.TLSFull), or "–" (no TLS, not measured, never
-// saturated). The handshake's whole request, not what it adds to a
-// plaintext connection: few stacks' plaintext connection per request
-// saturates a core.
-func tlsPick(rep report.Report, s string) (overTLS, handshake string) {
-	overTLS, handshake = "–", "–"
-	for _, r := range rep.TLS {
-		switch {
-		case r.Server != s:
-		case r.Mode == string(bench.TLSKeepAlive) && r.Implied.N > 0:
-			overTLS = versus(r.CPUVsNginx)
-		case r.Mode == string(bench.TLSFull) && r.Implied.N > 0:
-			handshake = spread(r.CPU, 0)
-		}
-	}
-	return overTLS, handshake
-}
-
-// pickLoad is the load the pick table prices a request at: a quarter of
-// each stack's own ceiling, where services commonly run, and where a
-// request costs far more than at the ceiling.
+// pickLoad is the load of make bench-load's blocks at a share of each
+// stack's own ceiling: a quarter, where services commonly run.
 const pickLoad = "25 %"
 
 // pickLabel is the points of make bench-load at pickLoad.
 const pickLabel = "of=25%"
-
-// atLoad is a stack's CPU per request at pickLoad of its ceiling (make
-// bench-load) with its ratio to nginx's at pickLoad of nginx's: block by
-// block against the reference beside it where make bench-load ran its
-// blocks at pickLoad (Report.AtLoad), else round by round, or why it has
-// none.
-func atLoad(rep report.Report, server string) string {
-	if p, ok := report.Find(rep.AtLoad, server, pickLabel); ok {
-		switch {
-		case p.CPU.N == 0 || p.Label != "":
-			return Note(p)
-		case p.CPUVsNginx == nil || server == "nginx":
-			return spread(p.CPU, 2)
-		}
-		return spread(p.CPU, 2) + "; " + versus(p.CPUVsNginx)
-	}
-	label := pickLabel
-	l, ok := report.FindLat(rep.Load, server, label, report.CeilingConns)
-	switch {
-	case ok && l.CPU != nil:
-		n, ok := report.FindLat(rep.Load, "nginx", label, report.CeilingConns)
-		if !ok || n.CPU == nil || server == "nginx" {
-			return spread(*l.CPU, 2)
-		}
-		r := bench.Ratio(*l.CPU, *n.CPU)
-		return spread(*l.CPU, 2) + "; " + versus(&r)
-	case ok:
-		return "fell over"
-	}
-	return "not measured in this run"
-}
-
-// heldWithin is the rate a stack held within the p99 bound (make
-// bench-load), or why it has none.
-func heldWithin(rep report.Report, server string) string {
-	c, ok := report.FindCapacity(rep.Capacity, server)
-	if !ok {
-		return "not measured in this run"
-	}
-	if c.Rate.Max == 0 {
-		return "none from a fifth of its ceiling"
-	}
-	return spread(c.Rate, 0)
-}
 
 // sloText is the p99 bound of make bench-load's search, as the pick table
 // heads its column.
@@ -176,44 +228,49 @@ func sloText(rep report.Report) string {
 	return num(rep.Capacity[0].SLO/1000, 0) + " ms"
 }
 
-// PickShort is the README's section: the table and one line per stack.
+// actLine says where each figure's interval is, and how big a difference
+// between two stacks is worth acting on, from the invocations of make
+// bench (Report.Repeat).
+func actLine(rep report.Report, docs string) string {
+	where := "Each figure's interval is in " + docs + "."
+	r := rep.Repeat
+	if r == nil {
+		return where + "\n"
+	}
+	first, last := slices.Min(r.Dates), slices.Max(r.Dates)
+	return fmt.Sprintf("%s A difference under %.0f %% between two stacks is not worth acting on: the A/A twin's interval is ±%.1f %%, and a ratio to nginx moved by up to ±%.1f %% (%s) over %d invocations of make bench, %s to %s.\n",
+		where, math.Ceil(100*r.Act()), 100*r.AA, 100*r.Moved, r.Server, len(r.Dates), first, last)
+}
+
+// runsLine names the runs the pick table comes from, in one line.
+func runsLine(rep report.Report, versions string) string {
+	var runs []string
+	add := func(what, section, unit string) {
+		if s, ok := rep.Sections[section]; ok {
+			n := s.Rounds
+			if s.Kept > 0 { // a stopping rule: the blocks it ran
+				n = blocksIn(s)
+			}
+			runs = append(runs, fmt.Sprintf("%s %s (%s)", what, s.Date, plural(n, unit)))
+		}
+	}
+	add("ceilings", "ceilings", "block")
+	add("load", "load", "round")
+	if s := searchSection(rep); s.Date != "" {
+		runs = append(runs, fmt.Sprintf("p99 search %s (%s)", s.Date, plural(s.Rounds, "round")))
+	}
+	add("idle", "sweep", "round")
+	add("HTTPS", "tls-keepalive", "block")
+	add("handshakes", "tls-handshake", "block")
+	return "_Runs: " + strings.Join(runs, "; ") + "; on " + rep.Machine.CPU + "; the stacks' versions: " + versions + "._\n"
+}
+
+// PickShort is the README's section: the table and three lines.
 func PickShort(rep report.Report) string {
 	t := pickTable(rep)
 	if t == "" {
 		return ""
 	}
-	var b strings.Builder
-	b.WriteString(t + "\n")
-	for _, s := range report.Order() {
-		if g := gives(s); g != "" {
-			fmt.Fprintf(&b, "- **%s**: %s.\n", s, g)
-		}
-	}
-	b.WriteString("\nA ratio whose range straddles 1 is a tie. " + source(rep, "ceilings") + "\n")
-	_, load := rep.Sections["load"]
-	_, at := rep.Sections["atload"]
-	if at {
-		fmt.Fprintf(&b, "\nThe column at %s of the ceiling, against a reference nginx held at %s of its own right before and after each server: %s\n", pickLoad, pickLoad, source(rep, "atload"))
-	}
-	switch {
-	case load && at:
-		fmt.Fprintf(&b, "\nThe column within %s: %s\n", sloText(rep), source(rep, "load"))
-	case load:
-		fmt.Fprintf(&b, "\nThe columns at %s of the ceiling and within %s: %s\n", pickLoad, sloText(rep), source(rep, "load"))
-	}
-	_, tls := rep.Sections["tls"]
-	_, ka := rep.Sections["tls-keepalive"]
-	switch {
-	case len(rep.TLS) == 0:
-	case tls && ka:
-		b.WriteString("\nThe TLS column against nginx, keep-alive over TLS 1.3, from make bench-tls's keep-alive blocks: " + source(rep, "tls-keepalive") + "\n")
-		b.WriteString("\nThe handshake column, a new connection per request with a full TLS 1.3 handshake (ECDSA P-256, no resumption): " + source(rep, "tls") + "\n")
-	case tls || ka:
-		sec := "tls"
-		if ka {
-			sec = "tls-keepalive"
-		}
-		b.WriteString("\nThe TLS columns, keep-alive over TLS 1.3 and a new connection per request with a full TLS 1.3 handshake (ECDSA P-256, no resumption): " + source(rep, sec) + "\n")
-	}
-	return b.String()
+	return t + "\n" + actLine(rep, "[docs/ceilings.md](docs/ceilings.md), [docs/load.md](docs/load.md) and [bench/COSTS.md](bench/COSTS.md)") +
+		"\n" + runsLine(rep, "[results/REPORT.md](results/REPORT.md)")
 }

@@ -55,23 +55,3 @@ func TestTLSKeptNote(t *testing.T) {
 		}
 	}
 }
-
-// TestPickTLS checks the pick table's TLS columns: present only with TLS
-// rows, from the keep-alive row's ratio to nginx over TLS.
-func TestPickTLS(t *testing.T) {
-	plain, err := report.Read(map[string]string{"ceilings": "../testdata/ceilings.txt"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if strings.Contains(pickTable(plain), "over TLS") {
-		t.Error("TLS columns without TLS rows")
-	}
-	rep, err := report.Read(map[string]string{"ceilings": "../testdata/ceilings.txt", "tls": "../testdata/tls.txt"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := pickTable(rep)
-	if !strings.Contains(got, "over TLS vs nginx over TLS | a request with a full TLS handshake, CPU µs |") || !strings.Contains(got, " 2.00 (2.00–2.00) [range of 3] | – |\n") {
-		t.Errorf("the pick table's TLS columns:\n%s", got)
-	}
-}

@@ -1,0 +1,27 @@
+package report
+
+import "strings"
+
+// newConnPrefix starts the benchmark keys of the new connections at a
+// fixed rate (BenchmarkNewConn).
+const newConnPrefix = "hellobench/bench/BenchmarkNewConn/"
+
+// buildNewConn builds the rows of BenchmarkNewConn as BenchmarkAtLoad's
+// are built: each server's CPU per request on a new connection per
+// request at the run's rate, over the blocks in which it held the rate
+// and the host ran at its usual speed, and its ratio to the reference
+// nginx held at the same rate beside it, block by block. Point.Mode is
+// the rate, "rate=5000".
+func buildNewConn(all map[string]Samples, sections map[string]Section) []Point {
+	return buildHeld(all, newConnPrefix, Coarse(sections["newconn"]))
+}
+
+// ConnRate is the rate of new connections a BenchmarkNewConn mode names
+// ("rate=5000"), or "" for another.
+func ConnRate(mode string) string {
+	r, _ := strings.CutPrefix(mode, "rate=")
+	if r == mode {
+		return ""
+	}
+	return r
+}
