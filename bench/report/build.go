@@ -87,7 +87,7 @@ func ceilingPoint(server, mode string, conns int, s Samples, usual float64) Poin
 func Build(all map[string]Samples, why map[string]string, sections map[string]Section, own map[string]bool, conns int) Report {
 	rep := Report{Sections: sections, Usual: usualSpeeds(all)}
 	// The machine the figures come from: the ceilings', else the sweep's.
-	for _, name := range []string{"tls-handshake", "tls-keepalive", "tls", "load", "latency", "work", "sweep", "ceilings"} {
+	for _, name := range []string{"newconn", "tls-handshake", "tls-keepalive", "tls", "load", "latency", "work", "sweep", "ceilings"} {
 		if s, ok := sections[name]; ok && s.Machine.CPU != "" {
 			rep.Machine = s.Machine
 		}

@@ -1,0 +1,51 @@
+package report
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"hellobench/bench"
+)
+
+// TestReadRepeat checks the difference worth acting on: the A/A twin's
+// half-width in this report, and the largest half-range of a server's
+// ratio to nginx over the invocations in out/again/N, read from their
+// results.json.
+func TestReadRepeat(t *testing.T) {
+	ka := func(server string, vs ...float64) Point {
+		f := bench.FigureOf(vs)
+		return Point{Server: server, Mode: "keepalive", CPUVsNginx: &f}
+	}
+	rep := Report{Sections: map[string]Section{"ceilings": {Date: "2026-12-05 00:59 UTC"}},
+		Ceilings: []Point{ka(Twin, 0.99, 1.00, 1.01), ka("nethttp", 1.90, 1.90, 1.90), ka("gnet", 0.92, 0.92, 0.92)}}
+	out := t.TempDir()
+	if r, err := ReadRepeat(rep, out); r != nil || err != nil {
+		t.Fatalf("no other invocation: %+v, %v; want nil", r, err)
+	}
+	for i, v := range []float64{2.00, 1.95} {
+		o := Report{Sections: map[string]Section{"ceilings": {Date: "2026-12-04 1" + string(rune('0'+i)) + ":00 UTC"}},
+			Ceilings: []Point{ka("nethttp", v, v, v), ka("gnet", 0.92, 0.92, 0.92), ka(Twin, 1, 1, 1)}}
+		dir := filepath.Join(out, "again", string(rune('2'+i)))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		b, _ := json.Marshal(o)
+		if err := os.WriteFile(filepath.Join(dir, "results.json"), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A directory of another bench's re-runs is not one of make bench's.
+	if err := os.MkdirAll(filepath.Join(out, "again", "tls-2"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r, err := ReadRepeat(rep, out)
+	if err != nil || r == nil {
+		t.Fatalf("ReadRepeat: %+v, %v", r, err)
+	}
+	// nethttp's medians 1.90, 2.00, 1.95: half the range 0.05 over 1.95.
+	if len(r.Dates) != 3 || !near(r.AA, 0.01) || r.Server != "nethttp" || !near(r.Moved, 0.05/1.95) || !near(r.Act(), 0.01+0.05/1.95) {
+		t.Errorf("repeat %+v: want 3 dates, A/A 0.01, nethttp moved 0.0256", r)
+	}
+}
