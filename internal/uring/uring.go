@@ -128,6 +128,12 @@ type Ring struct {
 	// runs other goroutines; otherwise it is a raw system call that holds
 	// the thread, for a loop that owns its thread.
 	Blocking bool
+	// Adaptive, which overrides Blocking, waits raw while busy (the last
+	// wait found completions), for at most busyWait, then through the
+	// scheduler: a loop that has nothing to reap hands its P back, so
+	// goroutines and timers run on time even at GOMAXPROCS=1.
+	Adaptive bool
+	busy     bool
 }
 
 // ErrUnavailable says io_uring is missing, refused (a seccomp profile) or
@@ -209,18 +215,57 @@ func (r *Ring) Get() (*SQE, error) {
 	if err := r.Room(1); err != nil {
 		return nil, err
 	}
-	s := &r.sqes[r.tail&r.sqMask]
+	s := r.get()
 	*s = SQE{}
-	r.tail++
-	r.queued++
 	return s, nil
 }
 
+// get takes the next SQ slot, which Room has made sure is free.
+func (r *Ring) get() *SQE {
+	s := &r.sqes[r.tail&r.sqMask]
+	r.tail++
+	r.queued++
+	return s
+}
+
+// busyWait bounds a raw wait after a busy turn (Adaptive): long enough for
+// the next completion under load, short enough that goroutines the loop
+// made runnable are not kept from the P for long.
+const busyWait = 50 * time.Microsecond
+
 // Enter submits what is queued and, with want > 0, waits until want
-// completions are ready, or one is after minWait (when the kernel can), or
-// timeout has passed. With want 0 it only submits. A wait that times out or
-// is interrupted is no error; EAGAIN and EBUSY say the kernel took nothing.
+// completions are ready, or one is after minWait (when the kernel can:
+// MinWait), or timeout has passed. With want 0 it only submits. A wait that
+// times out or is interrupted is no error; EAGAIN and EBUSY say the kernel
+// took nothing.
 func (r *Ring) Enter(want int, minWait, timeout time.Duration) error {
+	if want == 0 || timeout <= 0 {
+		_, err := r.enter(want, minWait, timeout, true)
+		return err
+	}
+	if !r.Adaptive {
+		_, err := r.enter(want, minWait, timeout, !r.Blocking)
+		return err
+	}
+	if r.busy {
+		// The last wait found completions: more are likely soon, and a
+		// raw wait spares the scheduler's bookkeeping. Briefly.
+		d := min(timeout, busyWait)
+		ready, err := r.enter(want, minWait, d, true)
+		if err != nil || ready > 0 || timeout == d {
+			r.busy = ready > 0
+			return err
+		}
+		timeout -= d
+	}
+	ready, err := r.enter(want, minWait, timeout, false)
+	r.busy = ready > 0
+	return err
+}
+
+// enter is one io_uring_enter: raw, or through the scheduler, which may
+// then run other goroutines on the P. It returns the completions ready.
+func (r *Ring) enter(want int, minWait, timeout time.Duration, raw bool) (ready uint32, err error) {
 	atomic.StoreUint32(r.sqTail, r.tail)
 	submit := r.queued
 	flags := uintptr(enterGetEvents)
@@ -234,23 +279,22 @@ func (r *Ring) Enter(want int, minWait, timeout time.Duration) error {
 		flags |= enterExtArg
 		arg = unsafe.Pointer(&r.arg)
 	}
-	var n uintptr
-	var errno unix.Errno
-	if want > 0 && r.Blocking && timeout > 0 {
-		n, _, errno = unix.Syscall6(unix.SYS_IO_URING_ENTER, uintptr(r.fd), uintptr(submit), uintptr(want), flags, uintptr(arg), unsafe.Sizeof(r.arg))
-	} else {
-		n, _, errno = unix.RawSyscall6(unix.SYS_IO_URING_ENTER, uintptr(r.fd), uintptr(submit), uintptr(want), flags, uintptr(arg), unsafe.Sizeof(r.arg))
+	call := unix.Syscall6
+	if raw {
+		call = unix.RawSyscall6
 	}
+	n, _, errno := call(unix.SYS_IO_URING_ENTER, uintptr(r.fd), uintptr(submit), uintptr(want), flags, uintptr(arg), unsafe.Sizeof(r.arg))
+	head, tail := r.Ready()
 	switch errno {
 	case 0:
 		// Taken: n; the rest stays queued for the next enter. (An error
 		// comes back only when the kernel took none.)
 		r.queued -= min(uint32(n), submit)
-		return nil
+		return tail - head, nil
 	case unix.ETIME, unix.EINTR:
-		return nil
+		return tail - head, nil
 	}
-	return os.NewSyscallError("io_uring_enter", errno)
+	return tail - head, os.NewSyscallError("io_uring_enter", errno)
 }
 
 // Ready returns the CQ's head and tail: the completions to reap are those
@@ -362,7 +406,8 @@ func (b *BufRing) Put(bid uint16) {
 
 // Publish hands the kernel the buffers put since the last publish. Entry
 // 0's buffer id and the tail share 32 bits: one atomic store writes both,
-// ordered after the entries' other fields.
+// ordered after the entries' other fields. The id is the low half on a
+// little-endian machine; bigendian.go stops the build on any other.
 func (b *BufRing) Publish() {
 	atomic.StoreUint32((*uint32)(unsafe.Pointer(&b.ents[0].bid)), uint32(b.tail)<<16|uint32(b.bid0))
 }
