@@ -104,7 +104,7 @@ bench-scale: build deps ## keep-alive ceilings on SCALE_CORES cores of SERVER_CP
 	bin/report $(RUNFLAGS) -scale -cores $(SCALE_CORES) -n 100000 -out results
 
 bench-quick: build ## a smoke run of the benchmarks (bench-work's, bench-latency's, bench-load's, bench-readiness's and bench-tls's too), about two minutes: prints a report, keeps nothing
-	d=$$(mktemp -d) && trap 'rm -rf "$$d"' EXIT && bin/report $(RUNFLAGS) -run -work -latency -load -readiness -tls -quick -out "$$d" && cat "$$d/REPORT.md"
+	d=$$(mktemp -d) && trap 'rm -rf "$$d"' EXIT && bin/report $(RUNFLAGS) -run -work -latency -load -readiness -tls -newconn -quick -out "$$d" && cat "$$d/REPORT.md"
 
 bench-work: build deps ## handler CPU work (0-100 µs) at each Go server's ceiling, and handler waits at Little's-law connections; results/, docs/work.md section
 	bin/report $(RUNFLAGS) -work -for 500ms -docs -out results
