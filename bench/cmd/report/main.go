@@ -5,7 +5,7 @@
 //
 // Usage:
 //
-//	report [-run] [-in-memory=false] [-sweep] [-work] [-latency] [-load] [-at-load] [-capacity] [-tls] [-tls-keepalive] [-quick] [-blocks 26] [-for 300ms] [-work-blocks 6] [-sweep-rounds 3] [-n 200000] [-out results] [-docs]
+//	report [-run] [-in-memory=false] [-sweep] [-work] [-latency] [-load] [-at-load] [-capacity] [-tls] [-tls-keepalive] [-newconn] [-quick] [-blocks 26] [-for 300ms] [-work-blocks 6] [-sweep-rounds 3] [-n 200000] [-out results] [-docs]
 //
 // The results model and its rules are package report, the markdown and
 // SVG package render; this command runs the benches and writes the files.
@@ -29,7 +29,10 @@
 // over TLS and HTTP/2 beside a reference nginx over TLS, in -tls-blocks
 // blocks, into tls.txt, and keep-alive over TLS in -tls-keepalive-blocks
 // short blocks, then blocks of the rows short of -tls-keepalive-kept kept
-// blocks, into tls-keepalive.txt (-tls-keepalive runs only those).
+// blocks, into tls-keepalive.txt (-tls-keepalive runs only those); with
+// -newconn every server and nginx on a new connection per request at
+// -conn-rate beside a reference nginx at the same rate, in
+// -newconn-blocks blocks, into newconn.txt.
 // Without
 // them it renders what those files hold. Both files are standard `go test
 // -bench` output, with the date and conditions of the run in comment lines:
