@@ -125,10 +125,17 @@ func CostsClose(rep report.Report) string {
 }
 
 // CostsPipeline sets each stack's keep-alive request beside a pipelined
-// one: what pipelining saves, as a share of the former.
+// one: what pipelining saves, as a share of the former, or, where a
+// pipelined request costs more (lighttpd's FastCGI side), what it costs.
 func CostsPipeline(rep report.Report) string {
 	return costsBeside(rep, "pipeline", "pipelined, 16 in flight | saved by pipelining",
-		func(ka, pl report.Figure) string { return share(bench.Diff(ka, pl), ka) })
+		func(ka, pl report.Figure) string {
+			if saved := bench.Diff(ka, pl); saved.N == 0 || saved.Straddles(0) || saved.Median >= 0 {
+				return share(saved, ka)
+			}
+			more := bench.Diff(pl, ka)
+			return fmt.Sprintf("none: it costs %s µs more (%.0f %%)", spread(more, 2), 100*more.Median/ka.Median)
+		})
 }
 
 // costsBeside is a table of each stack's keep-alive CPU per request, its
@@ -188,7 +195,7 @@ func CostsInMemory(rep report.Report) string {
 		return ""
 	}
 	var b strings.Builder
-	b.WriteString("| stack | in memory, µs/req | allocs/req | server loop over loopback, beyond the floor |\n|---|--:|--:|--:|\n")
+	b.WriteString("| stack | in memory, µs/req | allocs/req | over loopback, beyond the epoll floor (its loop and any router) |\n|---|--:|--:|--:|\n")
 	rows := 0
 	for _, st := range stacks() {
 		s := st.name

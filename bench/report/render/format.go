@@ -65,10 +65,10 @@ var (
 	fewBlocks = bench.FewBlocks
 )
 
-// interval says how to read spread's parentheses for n rounds.
+// interval says how to read spread's parentheses for n blocks or rounds.
 func interval(n int) string {
 	if n >= 6 {
-		return "the median with its 95 % confidence interval (order statistics of the rounds, no assumption about their distribution)"
+		return "the median with its 95 % confidence interval (from the order statistics, no assumption about their distribution)"
 	}
 	return "the median with the range (min–max)"
 }

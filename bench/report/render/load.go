@@ -30,6 +30,11 @@ func CostAtLoad(rep report.Report) string {
 	}
 	var b strings.Builder
 	b.WriteString(at)
+	if at != "" {
+		fmt.Fprintf(&b, "The tables below are another invocation of make bench-load (%s) and another method: rounds, with no reference beside each server, "+
+			"each paired with nginx measured in the same round, minutes away. Their %s column is a second, coarser estimate of the blocks' figures above, "+
+			"from another hour of the host; where the two differ, the blocks' is the one measured beside a reference.\n\n", rep.Sections["load"].Date, pickLoad)
+	}
 	b.WriteString("The server's CPU time per request while loadgen held it at a steady rate on " +
 		fmt.Sprint(report.CeilingConns) + " keep-alive connections, open loop, over the measured span after the warm-up; " +
 		"after the semicolon, its ratio to nginx's at the same share of nginx's own ceiling, or at the same rate, round by round. " +
@@ -53,11 +58,11 @@ func atLoadTable(rep report.Report) string {
 		return ""
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "At %s of each server's own ceiling, measured as the ceilings are: in blocks, the servers in an order that changes from block to block, each held open loop on %d keep-alive connections "+
-		"with a reference nginx, kept running, held at %s of nginx's ceiling right before and after it. "+
-		"A block counts where the server held its rate (within 1 %%) and the host ran at its usual speed (the reference within ±%.0f %% of its usual CPU per request, before and after the server); "+
-		"the ratio to nginx is taken block by block against the reference beside the server. "+
-		"The cost over the ceiling's sets the median over the median of the same server's keep-alive ceiling in make bench's run (two invocations: no interval).\n\n",
+	fmt.Fprintf(&b, "At %s of each server's own ceiling, measured in blocks as the ceilings are: each server held open loop on %d keep-alive connections, "+
+		"with a reference nginx held at %s of its own ceiling right before and after it. "+
+		"A block counts where the server held its rate (within 1 %%) and the host was at its usual level (the reference within ±%.0f %% of its usual CPU per request, before and after the server); "+
+		"the ratio to nginx is taken in each block against the reference beside the server. "+
+		"\"Over its own ceiling's\" is the median here divided by the median of the same server's keep-alive ceiling in make bench's run: two separate runs, so it has no interval.\n\n",
 		pickLoad, report.CeilingConns, pickLoad, 100*report.HostTol)
 	b.WriteString("| server | CPU µs/request | vs nginx beside it | over its own ceiling's CPU per request | server busy | blocks kept | note |\n|---|--:|--:|--:|--:|--:|---|\n")
 	for _, p := range rep.AtLoad {
