@@ -3,7 +3,6 @@
 package main
 
 import (
-	"math"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -19,12 +18,21 @@ const (
 	// A connection whose unsent answers pass pauseAt stops receiving until
 	// they are under resumeAt: a client that sends and does not read fills
 	// its own socket buffers and blocks, instead of the server's memory.
-	pauseAt  = 256 << 10
-	resumeAt = 64 << 10
+	// An answer is about 400 bytes: 16 KiB is some 40 pipelined ones.
+	pauseAt  = 16 << 10
+	resumeAt = 4 << 10
 	// maxPending bounds what one connection holds, received while paused
 	// (one batch of completions can bring as much as the receive buffers
 	// hold) or unsent: past it the connection is reset.
 	maxPending = 4 << 20
+	// maxHeld is a loop's budget for what its connections hold: past it a
+	// connection with answers to send is paused, and one that sends while
+	// paused is reset. 64 MiB: some 2 000 never-reading pipeliners at the
+	// pause bound.
+	maxHeld = 64 << 20
+	// maxBody caps a request body: a hello-world page takes none, and a
+	// client sending more gets 413 and the connection closed.
+	maxBody = 1 << 20
 	// freshGrace is how long, while draining, a new connection that has
 	// sent nothing is left open: its client may be about to send its
 	// request. (Go's net/http waits 5 s; the drain has 3 s in all.)
@@ -36,8 +44,8 @@ type phase uint8
 
 const (
 	phaseIdle    phase = iota // between requests (or none yet): idle timeout
-	phaseRequest              // a request's header section has started: header timeout
-	phaseBody                 // reading a body: header timeout, renewed as it streams
+	phaseRequest              // a request has started: header timeout, from its first byte
+	phaseBody                 // reading its body: the same timeout, not renewed
 	phaseWait                 // its answer is worked on off the ring (work.go): no timeout, nothing parsed
 	phaseFlush                // last response still being sent
 	phaseLinger               // last response sent, write side shut
@@ -47,25 +55,34 @@ const (
 // conn is reused for a later connection; gen tells their operations apart.
 type conn struct {
 	fd       int
-	gen      uint32
-	idx      int // in loop.live
+	slot     int    // in loop.conns, for good
+	gen      uint32 // 0 while the slot is free
+	ops      int    // operations in flight: the slot is freed at 0 once gone
+	idx      int    // in loop.live
 	p        http1.Parser
 	phase    phase
 	deadline time.Duration // loop time
+	tl       *tlist        // the timeout list c is on, if any (timer.go)
+	prev     *conn         // on tl
+	next     *conn
 	opened   time.Duration // loop time of the accept
-	probed   time.Duration // loop time of the last stalledDead probe
+	progress time.Duration // loop time of the last bytes received
 	used     bool          // a request has been answered
+	body     int64         // bytes of the current request's body read
+	holds    int           // bytes counted in loop.held
 
-	in      []byte // received, not yet parsed: a partial request, or those behind a held one
-	out     []byte // answers for the next send
-	wire    []byte // answers in the send in flight
-	sending bool
-	dirty   bool // in loop.dirty: out is sent after this batch
-	recving bool // its multishot receive is armed
-	paused  bool // its receive cancelled until its answers drain (pauseAt)
-	eof     bool // the client has shut its side
-	clean   bool // closing after a request read whole, nothing after it
-	gone    bool // closing: its receive cancelled, its close queued
+	in         []byte // received, not yet parsed: a partial request, or those behind a held one
+	out        []byte // answers for the next send
+	wire       []byte // answers in the send in flight
+	sending    bool
+	dirty      bool // in loop.dirty: out is sent after this batch
+	recving    bool // its multishot receive is armed
+	paused     bool // its receive cancelled until its answers drain (pauseAt)
+	starved    bool // in loop.starved: paused for the loop's budget
+	cancelling bool // a pause's cancel is in flight
+	eof        bool // the client has shut its side
+	clean      bool // closing after a request read whole, nothing after it
+	gone       bool // closing: its receive cancelled, its close queued
 
 	// The answer to the request being read, chosen when its header section
 	// completes and sent when its body has been read.
@@ -82,10 +99,17 @@ type conn struct {
 func (c *conn) serve(dst, in, date []byte, draining bool) (out []byte, n int, closing bool, served int) {
 	out = dst
 	for {
+		inBody := c.p.InBody()
 		k, ev := c.p.Parse(in[n:])
 		n += k
+		if inBody {
+			c.body += int64(k)
+		}
 		switch ev {
 		case http1.More:
+			if c.body > maxBody {
+				return c.tooLarge(out, n, date, served)
+			}
 			return out, n, false, served
 		case http1.Header:
 			r := &c.p.Req
@@ -102,6 +126,10 @@ func (c *conn) serve(dst, in, date []byte, draining bool) (out []byte, n int, cl
 			}
 			// Ask for the body only if none of it has come yet; a client
 			// that sent it anyway does not wait.
+			c.body = 0
+			if r.Length > maxBody {
+				return c.tooLarge(out, n, date, served)
+			}
 			if r.Continue && n == len(in) {
 				out = append(out, http1.Continue...)
 			}
@@ -130,6 +158,14 @@ func (c *conn) serve(dst, in, date []byte, draining bool) (out []byte, n int, cl
 	}
 }
 
+// tooLarge answers a request whose body passes maxBody with 413, and
+// closes: the rest of the body is not read.
+func (c *conn) tooLarge(out []byte, n int, date []byte, served int) ([]byte, int, bool, int) {
+	c.p.Status = 413
+	out = http1.AppendResponse(out, serverName, http1.ErrorReply(413), false, http1.ConnClose, date)
+	return out, n, true, served
+}
+
 // input takes bytes received on c.
 func (l *loop) input(c *conn, data []byte) {
 	switch {
@@ -143,10 +179,11 @@ func (l *loop) input(c *conn, data []byte) {
 			c.in = l.buf()
 		}
 		c.in = append(c.in, data...)
+		l.account(c)
 		if len(c.in) > pauseAt {
 			l.pause(c)
 		}
-		if len(c.in) > maxPending {
+		if len(c.in) > maxPending || l.held > maxHeld {
 			l.close(c)
 		}
 		return
@@ -187,37 +224,49 @@ func (l *loop) serve(c *conn, in []byte) {
 	if len(c.out) > 0 {
 		l.markDirty(c)
 	}
-	if len(c.out)+len(c.wire) >= pauseAt {
+	l.account(c)
+	switch {
+	case c.unsent() >= pauseAt:
 		l.pause(c) // a client that sends and does not read
+	case l.held > maxHeld && c.unsent() > 0 && !c.starved:
+		l.pause(c) // until the loop's connections hold less (flush)
+		c.starved = true
+		l.starved = append(l.starved, c)
 	}
 	if c.held {
 		c.held = false
 		c.phase = phaseWait
-		c.deadline = math.MaxInt64
-		l.s.pool.Submit(job{l: l, fd: c.fd, gen: c.gen, head: c.head, connection: c.connection}.run)
+		l.disarm(c) // no timeout: the answer is the server's to give
+		l.s.pool.Submit(job{l: l, slot: c.slot, gen: c.gen, head: c.head, connection: c.connection}.run)
 		return
 	}
 	switch {
 	case closing:
 		c.phase = phaseFlush
-		c.deadline = l.now + l.s.idleTimeout // for a client that does not read
-	case c.p.InBody():
-		c.phase = phaseBody
-		c.deadline = l.now + l.s.headerTimeout
+		l.arm(c, &l.idle) // for a client that does not read
 	case c.p.Idle() && (len(rest) == 0 || c.paused):
 		c.used = true
 		c.phase = phaseIdle
-		c.deadline = l.now + l.s.idleTimeout
-	default: // part of a header section; its clock starts with its first byte
-		if c.phase != phaseRequest || served > 0 {
-			c.deadline = l.now + l.s.headerTimeout
+		l.arm(c, &l.idle)
+	default:
+		// A request's clock starts with its first byte and runs until
+		// it is read whole, body included: a body dripped slowly does
+		// not renew it.
+		if (c.phase != phaseRequest && c.phase != phaseBody) || served > 0 {
+			l.arm(c, &l.request)
 		}
 		c.phase = phaseRequest
+		if c.p.InBody() {
+			c.phase = phaseBody
+		}
 	}
-	if len(c.out)+len(c.wire)+len(c.in) > maxPending {
+	if len(c.in)+c.unsent() > maxPending {
 		l.close(c)
 	}
 }
+
+// unsent is how many bytes of answers c has not sent.
+func (c *conn) unsent() int { return len(c.out) + len(c.wire) }
 
 // markDirty queues c's answers for the send after this batch of
 // completions: a client's pipelined requests, however many receives they
@@ -238,12 +287,14 @@ func (l *loop) sent(c *conn, res int32) {
 	}
 	if int(res) < len(c.wire) { // a short send: the rest goes first
 		c.wire = c.wire[:copy(c.wire, c.wire[res:])]
+		l.account(c)
 		l.sendWire(c)
 		return
 	}
 	l.put(c.wire)
 	c.wire = nil
-	if c.paused && c.phase != phaseWait && len(c.out)+len(c.wire) < resumeAt {
+	l.account(c)
+	if c.paused && !c.starved && c.phase != phaseWait && c.unsent() < resumeAt {
 		l.resume(c)
 	}
 	switch {
@@ -268,7 +319,7 @@ func (l *loop) finish(c *conn) {
 	}
 	_ = unix.Shutdown(c.fd, unix.SHUT_WR)
 	c.phase = phaseLinger
-	c.deadline = l.now + linger
+	l.arm(c, &l.linger)
 }
 
 // ended takes the end of c's input: 0 bytes (the client shut its side) or
@@ -281,11 +332,11 @@ func (l *loop) ended(c *conn) {
 	l.close(c)
 }
 
-// idle reports whether c can be closed while draining: between requests,
+// quiet reports whether c can be closed while draining: between requests,
 // its responses sent, no byte unread in the socket (closing with unread
 // input would reset the connection), and, if it never sent a request,
 // open for freshGrace.
-func (l *loop) idle(c *conn) bool {
+func (l *loop) quiet(c *conn) bool {
 	if c.phase != phaseIdle || c.sending || len(c.out) > 0 || len(c.in) > 0 {
 		return false
 	}

@@ -31,10 +31,20 @@ const (
 func (l *loop) drain() bool {
 	if l.drainFrom < 0 {
 		l.drainFrom = l.now
-		l.sweepAt = l.now // close the idle connections now
+		l.drainIdle = l.now - time.Second
 	}
 	if l.listening && (queued(l.lfd) == 0 || l.now-l.drainFrom >= acceptWait) {
 		l.closeListener()
+	}
+	if l.now-l.drainIdle >= 100*time.Millisecond { // the idle, now and as they come
+		l.drainIdle = l.now
+		for c := l.idle.head; c != nil; {
+			next := c.next
+			if l.quiet(c) {
+				l.close(c)
+			}
+			c = next
+		}
 	}
 	if l.now-l.drainFrom >= grace {
 		for i := len(l.live) - 1; i >= 0; i-- {
@@ -63,15 +73,9 @@ func queued(fd int) int {
 // socket: new connections are refused.
 func (l *loop) closeListener() {
 	l.listening, l.accepting = false, false
-	if err := l.r.Room(2); err != nil {
-		l.err = err
-		return
-	}
-	if s := l.get(opIgnore, l.lfd, 0); s != nil {
-		s.Opcode, s.OpFlags, s.Flags = uring.OpAsyncCancel, uring.CancelFD|uring.CancelAll, uring.SQEHardLink
-	}
-	if s := l.get(opIgnore, l.lfd, 0); s != nil {
-		s.Opcode = uring.OpClose
+	d := userData(opListener, 0, 0)
+	if err := l.r.CancelAndClose(l.lfd, d, d); err != nil {
+		l.backlog = append(l.backlog, pending{opListener, nil})
 	}
 }
 
@@ -84,8 +88,9 @@ func (l *loop) wakeUp() {
 
 // readWake queues the read of the wake-up eventfd.
 func (l *loop) readWake() {
-	if s := l.get(opWake, l.wake, 0); s != nil {
-		s.Opcode, s.Addr, s.Len = uring.OpRead, uint64(uintptr(unsafe.Pointer(&l.woke[0]))), uint32(len(l.woke))
+	if s := l.sqe(opWake, nil); s != nil {
+		s.Opcode, s.Fd, s.Len = uring.OpRead, int32(l.wake), uint32(len(l.woke))
+		s.Addr = uint64(uintptr(unsafe.Pointer(&l.woke[0])))
 	}
 }
 
@@ -98,7 +103,7 @@ func (l *loop) woken() {
 	l.answers = nil
 	l.mu.Unlock()
 	for _, j := range answers {
-		if c := l.lookup(j.fd, j.gen); c != nil && !c.gone && c.phase == phaseWait {
+		if c := l.lookup(j.slot, j.gen); c != nil && !c.gone && c.phase == phaseWait {
 			l.answered(c, j)
 		}
 	}

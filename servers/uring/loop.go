@@ -5,10 +5,10 @@ package main
 import (
 	"errors"
 	"fmt"
+	"log"
 	"sync"
 	"sync/atomic"
 	"time"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 
@@ -17,41 +17,49 @@ import (
 )
 
 const (
-	// tick is how often a loop sweeps its connections for deadlines: the
-	// precision of the timeouts. The ring's wait ends by then at the latest.
-	tick = 100 * time.Millisecond
-	// ringSize is the submission queue's length; the completion queue is
-	// twice it, and the kernel keeps completions beyond that (NODROP).
-	ringSize = 4096
 	// The receive buffers the kernel picks from, lent to a connection only
 	// while its bytes are parsed: 2 MiB per loop however many connections.
 	// A request is far smaller; a larger one arrives in several.
 	bufCount = 512
 	bufSize  = 4 << 10
+	// maxSlots is how many connections a loop can name: the slot index
+	// has 24 bits of an operation's user data.
+	maxSlots = 1 << 24
+	// probeEvery is how often connections mid-request are asked whether
+	// their client is still there (stalledDead).
+	probeEvery = time.Second
 )
 
-// Operations, in the low byte of an operation's user data; the descriptor
-// is in the next 24 bits and the connection's generation in the top 32, so
-// that a completion for a closed connection is not taken for a later one
-// on the same descriptor.
+// ringSize is the submission queue's length; the completion queue is twice
+// it, and the kernel keeps completions beyond that (NODROP). A variable
+// so that a test can make the queue fill.
+var ringSize = 4096
+
+// Operations, in the low byte of an operation's user data; a connection's
+// slot is in the next 24 bits and its generation in the top 32, so that
+// the completions of a connection's operations find it, and only it, until
+// the last one has completed and the slot is freed.
 const (
-	opAccept = iota + 1
-	opRecv
-	opSend
-	opWake
-	opClose
-	opIgnore // cancels, the listener's close
+	opAccept   = iota + 1
+	opRecv     // a connection's multishot receive
+	opSend     // a connection's send
+	opCancel   // a pause's cancel of a connection's receive
+	opKill     // the cancel before a connection's close
+	opClose    // a connection's close
+	opWake     // the eventfd's read
+	opListener // the listener's cancel and close
 )
 
-func userData(op uint8, fd int, gen uint32) uint64 {
-	return uint64(gen)<<32 | uint64(fd)<<8 | uint64(op)
+func userData(op uint8, slot int, gen uint32) uint64 {
+	return uint64(gen)<<32 | uint64(slot)<<8 | uint64(op)
 }
 
 // server is what the loops share.
 type server struct {
 	headerTimeout time.Duration
 	idleTimeout   time.Duration
-	start         time.Time // origin of the loops' monotonic clocks
+	minWait       time.Duration // io_uring's minimum wait for a batch; 0: none
+	start         time.Time     // origin of the loops' monotonic clocks
 
 	loops    []*loop
 	draining atomic.Bool  // set on SIGINT or SIGTERM
@@ -65,8 +73,8 @@ type server struct {
 
 func newServer(headerTimeout, idleTimeout time.Duration) *server {
 	return &server{
-		headerTimeout: headerTimeout + tick, // one tick: never early
-		idleTimeout:   idleTimeout + tick,
+		headerTimeout: headerTimeout,
+		idleTimeout:   idleTimeout,
 		start:         time.Now(),
 		pool:          waitpool.Pool{Size: poolSize},
 	}
@@ -95,25 +103,40 @@ type loop struct {
 	clock clock
 	gen   uint32 // the last connection's generation, and a count of them
 
-	conns []*conn  // by descriptor, from accept until the close completes
-	live  []*conn  // open, for the sweep
-	dirty []*conn  // with answers to send after this batch
-	free  []*conn  // closed, for reuse: accepting allocates nothing
-	gone  int      // closing: their closes not yet completed
-	bufs  [][]byte // free input and output buffers, lent while in use
+	conns   []*conn   // by slot; a conn keeps its slot for good
+	free    []*conn   // slots not in use
+	live    []*conn   // open, for the drain
+	dirty   []*conn   // with answers to send after this batch
+	starved []*conn   // paused for the loop's budget (maxHeld), not their own
+	gone    int       // closing: their last operation not yet completed
+	held    int       // bytes the connections hold: input kept, answers unsent
+	bufs    [][]byte  // free input and output buffers, lent while in use
+	backlog []pending // operations the submission queue could not take
 
-	sweepAt   time.Duration
+	request, idle, linger tlist // the timeout classes (timer.go)
+	probeAt               time.Duration
+
 	accepting bool          // the multishot accept is armed
 	listening bool          // the listening socket is open
+	acceptAt  time.Duration // when to arm the accept again after an error
+	backoff   time.Duration // the wait before that, doubled per error
 	drainFrom time.Duration // when the drain began; -1: not draining
-	err       error         // the first failure to queue: it ends the loop
+	drainIdle time.Duration // when the drain last closed idle connections
 
 	mu      sync.Mutex
 	answers []job // from the pool, for woken
 }
 
+// pending is an operation to queue again after the next reap.
+type pending struct {
+	op uint8
+	c  *conn // nil for the loop's own
+}
+
 func newLoop(s *server, lfd int) *loop {
-	return &loop{s: s, lfd: lfd, listening: true, drainFrom: -1}
+	l := &loop{s: s, lfd: lfd, listening: true, drainFrom: -1}
+	l.request.d, l.idle.d, l.linger.d = s.headerTimeout, s.idleTimeout, linger
+	return l
 }
 
 // setup makes the ring, its buffers and the wake-up eventfd, on the thread
@@ -123,12 +146,14 @@ func (l *loop) setup() error {
 	if l.r, err = uring.New(ringSize); err != nil {
 		return err
 	}
-	// A wait that runs off the ring needs the scheduler to run the pool's
-	// goroutines while the loop sleeps, so the loop then waits through
-	// it. Otherwise a raw system call keeps the thread's P: the
-	// scheduler's bookkeeping around a blocking call is dearer than the
-	// loop's own work per batch.
-	l.r.Blocking = work.Wait > 0
+	if l.s.minWait > 0 && !l.r.MinWait() {
+		l.r.Close()
+		return fmt.Errorf("-min-wait %v: this kernel has no minimum wait for io_uring (6.12 or later has)", l.s.minWait)
+	}
+	// Raw waits while completions keep coming; a wait that finds none
+	// hands the P back, so that the pool's goroutines and timers run on
+	// time (work.go), whatever GOMAXPROCS.
+	l.r.Adaptive = true
 	if l.br, err = uring.NewBufRing(l.r, bufCount, bufSize); err != nil {
 		l.r.Close()
 		return err
@@ -143,87 +168,179 @@ func (l *loop) setup() error {
 }
 
 // run handles completions until the drain ends. Each turn waits for at
-// least one, handles every one ready, then sends what they answered: one
-// io_uring_enter per batch submits the sends and waits for the next.
+// least one, or the next deadline, handles every one ready, then sends
+// what they answered: one io_uring_enter per batch submits the sends and
+// waits for the next.
 func (l *loop) run() error {
 	l.accept()
 	l.readWake()
-	l.sweepAt = l.now + tick
 	for {
-		wait := l.sweepAt - l.now
-		if l.drainFrom >= 0 {
-			wait = min(wait, 10*time.Millisecond)
+		wait := max(l.wakeAt()-l.now, time.Microsecond)
+		want := 1
+		if l.s.minWait > 0 {
+			want = l.r.CQSize() // as many as come within the minimum wait
 		}
-		if err := l.r.Enter(1, 0, max(wait, time.Microsecond)); err != nil &&
+		if err := l.r.Enter(want, l.s.minWait, wait); err != nil &&
 			!errors.Is(err, unix.EAGAIN) && !errors.Is(err, unix.EBUSY) {
 			return err // EAGAIN, EBUSY: nothing taken for now; reap, then again
 		}
 		l.setClock(time.Now())
 		head, tail := l.r.Ready()
 		for ; head != tail; head++ {
-			l.complete(*l.r.Completion(head))
+			q := *l.r.Completion(head)
+			l.r.Done(head + 1) // its slot is free: handling it may submit
+			l.complete(q)
 		}
-		l.r.Done(tail)
 		l.br.Publish()
+		l.retry()
 		l.flush()
-		if l.now >= l.sweepAt {
-			l.sweep()
-			l.sweepAt = l.now + tick
-		}
+		l.timers()
 		if l.s.draining.Load() && l.drain() {
-			return l.err
-		}
-		if l.err != nil {
-			return l.err
+			l.exit()
+			return nil
 		}
 	}
 }
+
+// timers closes the connections past their deadline, probes those
+// stalled mid-request, and arms the accept again after an error.
+func (l *loop) timers() {
+	l.expire()
+	if l.now >= l.probeAt {
+		for c := l.request.head; c != nil; {
+			next := c.next
+			if l.stalledDead(c) {
+				l.close(c)
+			}
+			c = next
+		}
+		l.probeAt = l.now + probeEvery
+	}
+	if !l.accepting && l.listening && l.now >= l.acceptAt {
+		l.accept()
+	}
+	l.s.reportRefused(l.now)
+}
+
+// exit logs the connections whose operations had not all completed when
+// the drain ended: their slots were never released.
+func (l *loop) exit() {
+	if n := l.slotsHeld(); n > 0 {
+		log.Printf("uring: exiting with %d connection slots held (%d closing)", n, l.gone)
+	}
+}
+
+// slotsHeld is how many slots are in use: open or closing connections.
+func (l *loop) slotsHeld() int { return len(l.conns) - len(l.free) }
 
 func (l *loop) setClock(now time.Time) {
 	l.now = now.Sub(l.s.start)
 	l.clock.update(now)
 }
 
-// get queues an operation and returns its entry to fill, or nil when the
-// submission queue cannot take it, which ends the loop.
-func (l *loop) get(op uint8, fd int, gen uint32) *uring.SQE {
+// sqe queues operation op of c (nil: the loop's own) and returns its entry
+// to fill. When the submission queue cannot take it, it returns nil and
+// the operation goes to the backlog, queued again after the next reap; for
+// c it counts as in flight meanwhile.
+func (l *loop) sqe(op uint8, c *conn) *uring.SQE {
 	s, err := l.r.Get()
+	if c != nil {
+		c.ops++
+	}
 	if err != nil {
-		if l.err == nil {
-			l.err = err
-		}
+		l.backlog = append(l.backlog, pending{op, c})
 		return nil
 	}
-	s.Fd, s.UserData = int32(fd), userData(op, fd, gen)
+	if c != nil {
+		s.UserData = userData(op, c.slot, c.gen)
+	} else {
+		s.UserData = userData(op, 0, 0)
+	}
 	return s
 }
 
-func (l *loop) complete(q uring.CQE) {
-	op, fd, gen := uint8(q.UserData), int(q.UserData>>8&(1<<24-1)), uint32(q.UserData>>32)
-	switch op {
-	case opAccept:
-		l.accepted(q)
-	case opRecv:
-		l.received(l.lookup(fd, gen), q)
-	case opSend:
-		if c := l.lookup(fd, gen); c != nil && !c.gone {
-			l.sent(c, q.Res)
+// retry queues the backlog again, each operation as its connection's
+// state now wants it.
+func (l *loop) retry() {
+	todo := l.backlog
+	l.backlog = nil
+	for _, p := range todo {
+		c := p.c
+		if c != nil {
+			c.ops--
 		}
-	case opWake:
-		l.woken()
-	case opClose:
-		if c := l.lookup(fd, gen); c != nil {
-			l.conns[fd] = nil
-			l.gone--
-			l.release(c)
+		switch p.op {
+		case opAccept:
+			l.accept()
+		case opWake:
+			l.readWake()
+		case opListener:
+			l.closeListener()
+		case opRecv:
+			c.recving = false
+			if !c.gone && !c.paused {
+				l.recv(c)
+			}
+		case opSend:
+			c.sending = false
+			if !c.gone {
+				l.sendWire(c)
+			}
+		case opCancel:
+			c.cancelling = false
+			if !c.gone && c.paused && c.recving {
+				l.cancelRecv(c)
+			}
+		case opClose:
+			l.kill(c)
+		}
+		if c != nil {
+			l.settle(c)
 		}
 	}
 }
 
-// lookup returns the connection of generation gen on fd, or nil.
-func (l *loop) lookup(fd int, gen uint32) *conn {
-	if fd < len(l.conns) {
-		if c := l.conns[fd]; c != nil && c.gen == gen {
+func (l *loop) complete(q uring.CQE) {
+	op, slot, gen := uint8(q.UserData), int(q.UserData>>8&(maxSlots-1)), uint32(q.UserData>>32)
+	switch op {
+	case opAccept:
+		l.accepted(q)
+		return
+	case opWake:
+		l.woken()
+		return
+	case opListener:
+		return
+	}
+	c := l.lookup(slot, gen)
+	if c == nil {
+		// Every operation of a connection completes before its slot is
+		// freed; a receive's buffer goes back whatever.
+		if q.Flags&uring.CQEBuffer != 0 {
+			l.br.Put(uint16(q.Flags >> uring.CQEBufferShift))
+		}
+		return
+	}
+	last := true
+	switch op {
+	case opRecv:
+		last = q.Flags&uring.CQEMore == 0
+		l.received(c, q)
+	case opSend:
+		l.sent(c, q.Res)
+	case opCancel:
+		l.cancelled(c, q.Res)
+	}
+	if last {
+		c.ops--
+	}
+	l.settle(c)
+}
+
+// lookup returns the connection of generation gen in slot, or nil.
+func (l *loop) lookup(slot int, gen uint32) *conn {
+	if slot < len(l.conns) {
+		if c := l.conns[slot]; c.gen == gen {
 			return c
 		}
 	}
@@ -232,27 +349,29 @@ func (l *loop) lookup(fd int, gen uint32) *conn {
 
 // accept arms the multishot accept: one entry for every connection to come.
 func (l *loop) accept() {
-	if s := l.get(opAccept, l.lfd, 0); s != nil {
-		s.Opcode, s.Ioprio, s.OpFlags = uring.OpAccept, uring.AcceptMultishot, unix.SOCK_CLOEXEC
-		l.accepting = true
+	l.accepting = true
+	if s := l.sqe(opAccept, nil); s != nil {
+		s.PrepAcceptMultishot(l.lfd, unix.SOCK_CLOEXEC)
 	}
 }
 
 func (l *loop) accepted(q uring.CQE) {
 	if q.Flags&uring.CQEMore == 0 {
 		l.accepting = false
-		// Ended after a connection: armed again now. Ended by an error
-		// (out of descriptors): at the next sweep, so that a loop
-		// without descriptors does not spin.
-		if q.Res >= 0 && l.listening {
-			l.accept()
-		}
 	}
 	if q.Res < 0 {
+		l.acceptFailed(unix.Errno(-q.Res))
 		return
 	}
+	if l.backoff > 0 {
+		log.Printf("uring: accepting again")
+		l.backoff = 0
+	}
+	if !l.accepting && l.listening {
+		l.accept()
+	}
 	fd := int(q.Res)
-	if l.s.maxConns > 0 && l.s.active.Load() >= l.s.maxConns {
+	if l.s.maxConns > 0 && l.s.active.Load() >= l.s.maxConns || len(l.free) == 0 && len(l.conns) >= maxSlots {
 		unix.Close(fd) // at the limit (limit.go)
 		l.s.refused.Add(1)
 		return
@@ -260,24 +379,35 @@ func (l *loop) accepted(q uring.CQE) {
 	l.open(fd)
 }
 
-// open starts serving connection fd: its state, its multishot receive.
+// acceptFailed arms the accept again after a wait that doubles with each
+// error, from 10 ms to 1 s: a loop out of descriptors waits for some to
+// close, it does not spin. The first error of a run is logged.
+func (l *loop) acceptFailed(err unix.Errno) {
+	if err == unix.ECANCELED || !l.listening {
+		return
+	}
+	if l.backoff == 0 {
+		log.Printf("uring: accept: %v; retrying, from every 10 ms to every second", err)
+	}
+	l.backoff = min(max(2*l.backoff, 10*time.Millisecond), time.Second)
+	l.acceptAt = l.now + l.backoff
+}
+
+// open starts serving connection fd: its slot, its multishot receive.
 func (l *loop) open(fd int) {
 	var c *conn
 	if n := len(l.free); n > 0 {
 		c, l.free = l.free[n-1], l.free[:n-1]
 	} else {
-		c = new(conn)
+		c = &conn{slot: len(l.conns)}
+		l.conns = append(l.conns, c)
 	}
 	l.gen++
 	c.fd, c.gen = fd, l.gen
 	c.phase, c.opened = phaseIdle, l.now
 	// A new connection gets the header timeout for its first request, as
 	// in net/http: it has not earned the longer idle timeout yet.
-	c.deadline = l.now + l.s.headerTimeout
-	for fd >= len(l.conns) {
-		l.conns = append(l.conns, nil)
-	}
-	l.conns[fd] = c
+	l.arm(c, &l.request)
 	c.idx = len(l.live)
 	l.live = append(l.live, c)
 	l.s.active.Add(1)
@@ -287,25 +417,26 @@ func (l *loop) open(fd int) {
 // recv arms c's multishot receive: it completes for each arrival of bytes,
 // into a buffer the kernel takes from the ring.
 func (l *loop) recv(c *conn) {
-	if s := l.get(opRecv, c.fd, c.gen); s != nil {
-		s.Opcode, s.Flags, s.Ioprio, s.BufGroup = uring.OpRecv, uring.SQEBufferSelect, uring.RecvMultishot, uring.BufGroup
-		c.recving = true
+	c.recving = true
+	if s := l.sqe(opRecv, c); s != nil {
+		s.PrepRecvMultishot(c.fd, uring.BufGroup)
 	}
 }
 
 func (l *loop) received(c *conn, q uring.CQE) {
 	if q.Flags&uring.CQEBuffer != 0 {
 		bid := uint16(q.Flags >> uring.CQEBufferShift)
-		if c != nil && !c.gone && q.Res > 0 {
+		if !c.gone && q.Res > 0 {
+			c.progress = l.now
 			l.input(c, l.br.Buf(bid)[:q.Res])
 		}
 		l.br.Put(bid) // published once the batch is handled
 	}
-	if c == nil || c.gone {
-		return
-	}
 	if q.Flags&uring.CQEMore == 0 {
 		c.recving = false
+	}
+	if c.gone {
+		return
 	}
 	switch q.Res {
 	case -int32(unix.ENOBUFS), -int32(unix.ECANCELED):
@@ -322,15 +453,36 @@ func (l *loop) received(c *conn, q uring.CQE) {
 	}
 }
 
-// pause cancels c's receive: what the client sends stays in the socket,
+// pause stops c's receive: what the client sends stays in the socket,
 // and once its buffers fill, the client waits.
 func (l *loop) pause(c *conn) {
 	if c.paused || c.gone {
 		return
 	}
 	c.paused = true
-	if s := l.get(opIgnore, c.fd, c.gen); s != nil {
-		s.Opcode, s.Addr = uring.OpAsyncCancel, userData(opRecv, c.fd, c.gen)
+	if c.recving {
+		l.cancelRecv(c)
+	}
+}
+
+func (l *loop) cancelRecv(c *conn) {
+	if c.cancelling {
+		return
+	}
+	c.cancelling = true
+	if s := l.sqe(opCancel, c); s != nil {
+		s.PrepCancel(userData(opRecv, c.slot, c.gen))
+	}
+}
+
+// cancelled takes the result of a pause's cancel. 0: the receive ends
+// (ECANCELED); ENOENT: it had ended already. Anything else (EALREADY) may
+// leave it armed: while c is paused and its receive armed, the cancel is
+// tried again, lest c stay paused with its input still arriving.
+func (l *loop) cancelled(c *conn, res int32) {
+	c.cancelling = false
+	if res < 0 && res != -int32(unix.ENOENT) && c.paused && c.recving && !c.gone {
+		l.cancelRecv(c)
 	}
 }
 
@@ -360,11 +512,9 @@ func (l *loop) stalledDead(c *conn) bool {
 	if c.phase != phaseRequest && c.phase != phaseBody {
 		return false
 	}
-	since := c.deadline - l.s.headerTimeout // its last progress
-	if l.now-since < time.Second || l.now-c.probed < time.Second {
+	if l.now-c.progress < time.Second {
 		return false
 	}
-	c.probed = l.now
 	info, err := unix.GetsockoptTCPInfo(c.fd, unix.IPPROTO_TCP, unix.TCP_INFO)
 	return err != nil || info.State == tcpClose || info.State == tcpCloseWait
 }
@@ -376,7 +526,9 @@ const (
 	tcpCloseWait = 8
 )
 
-// flush sends the answers of the connections this batch made dirty.
+// flush sends the answers of the connections this batch made dirty, and
+// lets the connections paused for the loop's budget go on once it has
+// room again.
 func (l *loop) flush() {
 	for i, c := range l.dirty {
 		c.dirty = false
@@ -386,6 +538,16 @@ func (l *loop) flush() {
 		l.dirty[i] = nil
 	}
 	l.dirty = l.dirty[:0]
+	if len(l.starved) > 0 && l.held < maxHeld/2 {
+		starved := l.starved
+		l.starved = nil
+		for _, c := range starved {
+			c.starved = false
+			if c.paused && !c.gone && c.phase != phaseWait && c.unsent() < resumeAt {
+				l.resume(c)
+			}
+		}
+	}
 }
 
 // send starts sending c's answers, unless a send is in flight: they wait
@@ -400,19 +562,19 @@ func (l *loop) send(c *conn) {
 }
 
 func (l *loop) sendWire(c *conn) {
-	if s := l.get(opSend, c.fd, c.gen); s != nil {
-		s.Opcode, s.Addr, s.Len = uring.OpSend, uint64(uintptr(unsafe.Pointer(&c.wire[0]))), uint32(len(c.wire))
-		s.OpFlags = unix.MSG_WAITALL | unix.MSG_NOSIGNAL
-		c.sending = true
+	c.sending = true
+	if s := l.sqe(opSend, c); s != nil {
+		s.PrepSend(c.fd, c.wire, unix.MSG_WAITALL|unix.MSG_NOSIGNAL)
 	}
 }
 
 // close closes c: its receive and any send are cancelled, then its
 // descriptor closed, linked so that the descriptor cannot be reused before
-// the cancel. c stays in conns until the close completes: its send's
-// buffer is the kernel's until then. A send cut short makes the close a
-// reset (SO_LINGER 0): the client must not take a cut response followed
-// by a clean end for a whole one.
+// the cancel. c keeps its slot, and its buffers, until its last operation
+// has completed (settle): a send the cancel could not stop (EALREADY) still
+// reads its buffer. A send cut short makes the close a reset (SO_LINGER 0):
+// the client must not take a cut response followed by a clean end for a
+// whole one.
 func (l *loop) close(c *conn) {
 	if c.gone {
 		return
@@ -421,6 +583,7 @@ func (l *loop) close(c *conn) {
 	if c.sending {
 		_ = unix.SetsockoptLinger(c.fd, unix.SOL_SOCKET, unix.SO_LINGER, &unix.Linger{Onoff: 1})
 	}
+	l.disarm(c)
 	last := l.live[len(l.live)-1]
 	l.live[c.idx] = last
 	last.idx = c.idx
@@ -428,27 +591,41 @@ func (l *loop) close(c *conn) {
 	l.live = l.live[:len(l.live)-1]
 	l.s.active.Add(-1)
 	l.gone++
-	if err := l.r.Room(2); err != nil {
-		l.err = err
-		return
-	}
-	if s := l.get(opIgnore, c.fd, c.gen); s != nil {
-		s.Opcode, s.OpFlags, s.Flags = uring.OpAsyncCancel, uring.CancelFD|uring.CancelAll, uring.SQEHardLink
-	}
-	if s := l.get(opClose, c.fd, c.gen); s != nil {
-		s.Opcode = uring.OpClose
-	}
+	l.kill(c)
 }
 
-// release returns a closed connection's buffers and keeps it for reuse.
-func (l *loop) release(c *conn) {
+// kill queues c's cancel and close, or puts them in the backlog.
+func (l *loop) kill(c *conn) {
+	err := l.r.CancelAndClose(c.fd, userData(opKill, c.slot, c.gen), userData(opClose, c.slot, c.gen))
+	if err != nil {
+		c.ops++
+		l.backlog = append(l.backlog, pending{opClose, c})
+		return
+	}
+	c.ops += 2
+}
+
+// settle frees c's slot and buffers once it is closing and its last
+// operation has completed.
+func (l *loop) settle(c *conn) {
+	if !c.gone || c.ops > 0 {
+		return
+	}
 	l.put(c.in)
 	l.put(c.out)
 	l.put(c.wire)
-	*c = conn{}
-	if len(l.free) < 1024 {
-		l.free = append(l.free, c)
-	}
+	c.in, c.out, c.wire = nil, nil, nil
+	l.account(c)
+	*c = conn{slot: c.slot} // generation 0: no lookup finds it
+	l.free = append(l.free, c)
+	l.gone--
+}
+
+// account updates the loop's count of bytes held with c's.
+func (l *loop) account(c *conn) {
+	n := len(c.in) + c.unsent()
+	l.held += n - c.holds
+	c.holds = n
 }
 
 // buf lends a buffer for a connection's input or output.
@@ -461,27 +638,11 @@ func (l *loop) buf() []byte {
 	return make([]byte, 0, 2<<10)
 }
 
-// put takes a lent buffer back; one grown past 64 KiB goes to the
-// collector, and so do those beyond what a busy moment needed.
+// put takes a lent buffer back. The pool keeps small ones only, and a
+// busy moment's worth: a buffer grown by a large pipelined batch, and
+// those beyond that, go to the collector.
 func (l *loop) put(b []byte) {
-	if b != nil && cap(b) <= 64<<10 && len(l.bufs) < 4096 {
+	if b != nil && cap(b) <= 2*pauseAt && len(l.bufs) < 1024 {
 		l.bufs = append(l.bufs, b[:0])
 	}
-}
-
-// sweep closes the connections past their deadline, or idle while the
-// server drains, and arms the accept again if an error ended it.
-func (l *loop) sweep() {
-	draining := l.drainFrom >= 0
-	// Backwards, since closing moves the last connection into the slot.
-	for i := len(l.live) - 1; i >= 0; i-- {
-		c := l.live[i]
-		if l.now >= c.deadline || (draining && l.idle(c)) || l.stalledDead(c) {
-			l.close(c)
-		}
-	}
-	if !l.accepting && l.listening {
-		l.accept()
-	}
-	l.s.reportRefused(l.now)
 }

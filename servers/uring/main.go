@@ -11,8 +11,9 @@
 // the project's own (servers/internal/http1, shared with gnet); it validates
 // requests per RFC 9112, reads requests split over any number of receives,
 // answers pipelined ones in order in one send per batch of completions,
-// consumes bodies (chunked included), enforces header and idle timeouts
-// from one sweep per tick (no timer per connection), drains on SIGINT or
+// consumes bodies (chunked included) up to maxBody, enforces a deadline on
+// each whole request, body included, and an idle timeout (one list per
+// timeout, no timer per connection: timer.go), drains on SIGINT or
 // SIGTERM, and keeps serving when connections outnumber its open-file limit
 // (limit.go).
 //
@@ -46,9 +47,10 @@ const serverName = "uring"
 
 func main() {
 	addr := flag.String("addr", ":8089", "listen `address`")
-	headerTimeout := flag.Duration("header-timeout", 10*time.Second, "close a connection whose request headers are not complete within this `duration`")
+	headerTimeout := flag.Duration("header-timeout", 10*time.Second, "close a connection whose request, body included, is not complete within this `duration` of its first byte")
 	idleTimeout := flag.Duration("idle-timeout", 60*time.Second, "close a keep-alive connection idle for this `duration`")
 	work.Flags(flag.CommandLine)
+	minWait := flag.Duration("min-wait", 0, "let the kernel gather completions for up to this `duration` before a wait returns with one (io_uring's minimum wait, Linux 6.12 or later); 0: none")
 	flag.IntVar(&poolSize, "work-pool", poolSize, "at most this many `goroutines` wait off the rings at once; further waits queue until one is free")
 	flag.Parse()
 	if err := timeouts.Check(*headerTimeout, *idleTimeout); err != nil {
@@ -57,6 +59,10 @@ func main() {
 	}
 	if err := work.Check(); err != nil {
 		fmt.Fprintf(os.Stderr, "uring: %v\n", err)
+		os.Exit(2)
+	}
+	if *minWait < 0 || *minWait > time.Second {
+		fmt.Fprintf(os.Stderr, "uring: -min-wait %v: want 0 to 1s\n", *minWait)
 		os.Exit(2)
 	}
 	if poolSize < 1 {
@@ -87,6 +93,7 @@ func main() {
 	ln.Close()
 
 	s := newServer(*headerTimeout, *idleTimeout)
+	s.minWait = *minWait
 	done, err := s.serve(*addr, runtime.GOMAXPROCS(0))
 	if err != nil {
 		log.Fatalf("uring: %v", err)

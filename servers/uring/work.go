@@ -27,10 +27,10 @@ var (
 )
 
 // job is one request answered off the loop, named by its connection's
-// descriptor and generation: the connection may close while it waits.
+// slot and generation: the connection may close while it waits.
 type job struct {
 	l          *loop
-	fd         int
+	slot       int
 	gen        uint32
 	head       bool
 	connection http1.Connection
@@ -61,18 +61,20 @@ func (l *loop) answered(c *conn, j job) {
 		l.put(c.in)
 		c.in = nil
 		c.phase = phaseFlush
-		c.deadline = l.now + l.s.idleTimeout
+		l.arm(c, &l.idle)
+		l.account(c)
 		return
 	}
 	c.used = true
 	c.phase = phaseIdle
-	c.deadline = l.now + l.s.idleTimeout
+	l.arm(c, &l.idle)
+	l.account(c)
 	switch {
 	case !c.paused:
 		if len(c.in) > 0 {
 			l.serve(c, c.in)
 		}
-	case len(c.out)+len(c.wire) < resumeAt:
+	case !c.starved && c.unsent() < resumeAt:
 		l.resume(c)
 	}
 }

@@ -41,6 +41,7 @@ var (
 	NotAllowed     = newReply("405 Method Not Allowed", "text/plain; charset=utf-8", []byte("405 Method Not Allowed\n"), true)
 	BadRequest     = textReply("400 Bad Request")
 	TooLarge       = textReply("431 Request Header Fields Too Large")
+	BodyTooLarge   = textReply("413 Content Too Large")
 	NotImplemented = textReply("501 Not Implemented")
 	BadVersion     = textReply("505 HTTP Version Not Supported")
 )
@@ -51,6 +52,8 @@ const Continue = "HTTP/1.1 100 Continue\r\n\r\n"
 // ErrorReply is the answer to a request the parser failed with status.
 func ErrorReply(status int) *Reply {
 	switch status {
+	case 413:
+		return BodyTooLarge
 	case 431:
 		return TooLarge
 	case 501:
