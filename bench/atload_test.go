@@ -48,6 +48,7 @@ func BenchmarkAtLoad(b *testing.B) {
 			b.ReportMetric(l.Rate, "rate")
 			b.ReportMetric(r.Stats.ReqPerSec, "req/s")
 			b.ReportMetric(r.CPU, "cpu-us/req")
+			r.Split.report(b)
 			b.ReportMetric(r.Busy, "cpu-%")
 			b.ReportMetric(b2f(r.Held), "held")
 			ref.after(b, before)
@@ -69,6 +70,7 @@ type heldRun struct {
 	Stats Stats
 	CPU   float64 // µs per request
 	Busy  float64 // percent
+	Split Split   // CPU's user and kernel parts
 	Held  bool    // the rate achieved within 1 % of the one asked
 }
 
@@ -87,5 +89,6 @@ func heldAt(s *Server, client Client, l Load) (heldRun, error) {
 	if r.CPU, r.Busy, ok = usage.perRequest(st); !ok {
 		return r, fmt.Errorf("bench: %s: no CPU samples within the measured %v", s.Name, st.Elapsed)
 	}
+	r.Split = usage.perRequestSplit(st)
 	return r, nil
 }

@@ -289,6 +289,15 @@ func b2f(v bool) float64 {
 // fellOverPrefix starts the log line that says why; the report reads it.
 const fellOverPrefix = "fell over: "
 
+// report adds the split's user-us/req and sys-us/req beside a
+// benchmark's cpu-us/req, where the CPU source splits it.
+func (s Split) report(b *testing.B) {
+	if s.OK {
+		b.ReportMetric(s.User, "user-us/req")
+		b.ReportMetric(s.Sys, "sys-us/req")
+	}
+}
+
 // Report adds r's figures to the benchmark line. The units are the report
 // writer's keys.
 func Report(b *testing.B, r Result) {
@@ -300,6 +309,7 @@ func Report(b *testing.B, r Result) {
 	b.ReportMetric(r.ClientBusy(), "client-cpu-%")
 	b.ReportMetric(r.ClientCPUPerRequest(), "client-us/req")
 	b.ReportMetric(r.CPUPerRequest(), "cpu-us/req")
+	r.CPUSplit().report(b)
 	if r.AppCPU > 0 {
 		b.ReportMetric(float64(r.AppCPU)/float64(time.Microsecond)/float64(r.Requests), "app-us/req")
 	}

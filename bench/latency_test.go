@@ -163,6 +163,7 @@ func atRate(b *testing.B, cfg Config, client Client, s *Server, p ratePoint, tra
 	// counted.
 	if cpu, busy, ok := usage.perRequest(st); ok {
 		b.ReportMetric(cpu, "cpu-us/req")
+		usage.perRequestSplit(st).report(b)
 		b.ReportMetric(busy, "cpu-%")
 	}
 	if host != nil {

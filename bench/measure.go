@@ -25,8 +25,12 @@ type Result struct {
 	Wall      time.Duration // the client process's run, over which CPU is sampled
 	ServerCPU time.Duration // the server's utime+stime during the run
 	AppCPU    time.Duration // the FastCGI application's, for fcgi (not in ServerCPU)
-	PeakRSS   int64         // VmHWM of the server (plus the application), bytes
-	Segments  int64         // TCP segments the machine sent during the run
+	// ServerUser and ServerSys split the group's CPU (ServerCPU+AppCPU)
+	// between user mode and the kernel, where Split (cgroup v1).
+	ServerUser, ServerSys time.Duration
+	Split                 bool
+	PeakRSS               int64 // VmHWM of the server (plus the application), bytes
+	Segments              int64 // TCP segments the machine sent during the run
 }
 
 // span is the time the load ran: the client's own measure, which leaves
@@ -59,6 +63,11 @@ func (r Result) perRequest(d time.Duration) float64 {
 		return 0
 	}
 	return float64(d) / float64(time.Microsecond) / float64(r.Requests)
+}
+
+// CPUSplit is CPUPerRequest's user and kernel parts.
+func (r Result) CPUSplit() Split {
+	return Split{User: r.perRequest(r.ServerUser), Sys: r.perRequest(r.ServerSys), OK: r.Split && r.Requests > 0}
 }
 
 // ServerCPUPerRequest is the CPU time per request, in µs, of the process
@@ -149,6 +158,9 @@ func Measure(s *Server, c Client, l Load) (Result, error) {
 		front := s.Counted[0]
 		r.ServerCPU = u1.ByComm[front] - u0.ByComm[front]
 		r.AppCPU = (u1.CPU - u1.ByComm[front]) - (u0.CPU - u0.ByComm[front])
+	}
+	if r.Split = u0.Split && u1.Split; r.Split {
+		r.ServerUser, r.ServerSys = u1.User-u0.User, u1.Sys-u0.Sys
 	}
 	r.PeakRSS = u1.Peak
 	return r, nil

@@ -45,6 +45,7 @@ func BenchmarkNewConn(b *testing.B) {
 			b.ReportMetric(l.Rate, "rate")
 			b.ReportMetric(r.Stats.ReqPerSec, "req/s")
 			b.ReportMetric(r.CPU, "cpu-us/req")
+			r.Split.report(b)
 			b.ReportMetric(r.Busy, "cpu-%")
 			b.ReportMetric(b2f(r.Held), "held")
 			ref.after(b, before)

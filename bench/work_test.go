@@ -115,6 +115,7 @@ func waitRun(b *testing.B, cfg Config, client Client, name string, wait time.Dur
 	b.ReportMetric(r.Busy(), "cpu-%")
 	b.ReportMetric(r.ClientBusy(), "client-cpu-%")
 	b.ReportMetric(r.CPUPerRequest(), "cpu-us/req")
+	r.CPUSplit().report(b)
 	b.ReportMetric(float64(r.PeakRSS)/(1<<20), "rss-MB")
 }
 

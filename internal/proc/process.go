@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"os"
 	"os/exec"
@@ -244,10 +245,15 @@ type Usage struct {
 	// CPU is the time on CPU of the process's control group (every
 	// process it ever had) where it has one, else of the live processes
 	// counted.
-	CPU    time.Duration
-	ByComm map[string]time.Duration // of the live processes counted, by command name
-	Source string                   // where CPU was read from (CPUSource's names)
-	Memory                          // summed over the processes counted
+	CPU time.Duration
+	// User and Sys divide CPU between user mode and the kernel where the
+	// group's accounting splits it (Split: cgroup v1's usage_user and
+	// usage_sys); their sum is CPU only approximately (see cgroup.go).
+	User, Sys time.Duration
+	Split     bool
+	ByComm    map[string]time.Duration // of the live processes counted, by command name
+	Source    string                   // where CPU was read from (CPUSource's names)
+	Memory                             // summed over the processes counted
 }
 
 // Usage reads the CPU time and memory of the process. CPU comes from its
@@ -286,6 +292,15 @@ func (p *Process) Usage(comms ...string) (Usage, error) {
 			return u, fmt.Errorf("proc: %s: %v", p.Name, err)
 		}
 		u.CPU, u.Source = cpu, c.source
+		if c.split != nil {
+			u.User, u.Sys, err = c.split(p.cgroup)
+			switch {
+			case err == nil:
+				u.Split = true
+			case !errors.Is(err, fs.ErrNotExist):
+				return u, fmt.Errorf("proc: %s: %v", p.Name, err)
+			}
+		}
 	}
 	return u, nil
 }
