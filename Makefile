@@ -41,24 +41,52 @@ FUZZTIME ?= 30s
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
 .DEFAULT_GOAL := help
-.PHONY: help servers build $(addprefix bin/,$(TOOLS)) deps test vet fuzz robust soak bench bench-again bench-quick bench-sweep bench-scale bench-work bench-latency bench-latency-again bench-load bench-at-load bench-load-again bench-at-load-again bench-capacity-again bench-readiness bench-tls bench-tls-keepalive bench-tls-handshakes bench-tls-again bench-tls-keepalive-again bench-tls-handshakes-again compare-gnet compare-fcgi compare-clients compare-guards FORCE
+.PHONY: help servers build $(addprefix bin/,$(TOOLS)) deps test vet fuzz robust soak bench bench-quick bench-sweep bench-scale bench-work bench-latency bench-load bench-readiness bench-tls compare FORCE
 
-help: ## list the targets
-	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_%-]+:.*## / {printf "  %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
-	@echo "  servers: make servers lists them; serve-NAME takes any target of the table"
-	@echo "  variables: CPU=$(CPU) PROCS=$(PROCS) ADDR=$(ADDR) SERVER_CPUS=$(SERVER_CPUS) CLIENT_CPUS=$(CLIENT_CPUS) SCALE_CORES=$(SCALE_CORES)"
+# Re-runs and parts are variables, not targets of their own.
+# AGAIN=N (bench, bench-latency, bench-load, bench-tls): the run once more,
+# separately, into results/again/N (bench) or results/again/KIND-N, then the
+# agreement of results/ with again 2 to N, so run AGAIN=2, then AGAIN=3.
+AGAIN   ?=
+# PART=X (bench-load, bench-tls): only X, bin/report -X (bench-tls: -tls-X).
+PART    ?=
+# WHAT=X: which make compare runs.
+WHAT    ?=
+comma   := ,
+empty   :=
+space   := $(empty) $(empty)
+# again checks AGAIN, then lists results/again/$(1)2 to $(1)$(AGAIN), comma-separated.
+again = $(if $(shell [[ "$(AGAIN)" =~ ^[1-9][0-9]*$$ ]] && (( $(AGAIN) >= 2 )) && echo ok),$(subst $(space),$(comma),$(foreach k,$(shell seq 2 $(AGAIN)),results/again/$(1)$(k))),$(error AGAIN=$(AGAIN): a number from 2 on, the invocation's number))
+# part checks PART against the words in $(1), the target's parts.
+part = $(if $(filter-out $(1),$(PART)),$(error PART=$(PART): $@ takes $(if $(1),PART=$(subst $(space),|,$(1)),no PART)))
+# plain refuses AGAIN and PART on a target that takes neither.
+plain = $(if $(AGAIN)$(PART),$(error $@ takes neither AGAIN nor PART))
+# out is where a run writes: results/ and the documents, or with AGAIN=N
+# results/again/$(1)N, with the flags $(2).
+out = $(if $(AGAIN),$(2) -out results/again/$(1)$(AGAIN),-docs -out results)
+# The shares of a re-run are of the ceilings make bench left in results/.
+shares := -ceilings-from results/bench.txt
+# agree compares the invocations with $(2) and writes results/$(3).
+agree = $(if $(AGAIN),bin/report $(2) results$(comma)$(call again,$(1)) | tee results/$(3))
 
-servers: ## list the servers of the target table
+help:
+	@awk 'BEGIN {FS = ":.*## "} /^[a-z][a-z%-]*:.*## / {n++; t[n] = $$1; d[n] = $$2; sub(/%/, "NAME", t[n]); if (length(t[n]) > w) w = length(t[n])} \
+		END {f = "  %-" w "s  %s\n"; for (i = 1; i <= n; i++) printf f, t[i], d[i]; \
+		printf f, "AGAIN=N", "bench, bench-latency, -load, -tls: once more into results/again/, then compared"; \
+		printf f, "PART=X", "bench-load, bench-tls: only the part X (each lists its parts above)"; \
+		printf f, "variables", "CPU=$(CPU) PROCS=$(PROCS) ADDR=$(ADDR) SERVER_CPUS=$(SERVER_CPUS) CLIENT_CPUS=$(CLIENT_CPUS) SCALE_CORES=$(SCALE_CORES)"}' $(MAKEFILE_LIST)
+
+servers: ## list the servers of the target table: the NAMEs of serve-NAME
 	@$(GO) run ./bench/cmd/targets
 
-build: ## build every server and tool into bin/
+build: ## build every server and tool into bin/ (make bin/TOOL: one tool)
 	$(GO) build -o bin/ $(addprefix ./servers/,$(SERVERS)) $(addprefix ./bench/cmd/,$(TOOLS))
 
 # One tool of bench/cmd alone (make bin/loadgen); go build knows what is stale.
 $(addprefix bin/,$(TOOLS)):
 	$(GO) build -o bin/ ./bench/cmd/$(notdir $@)
 
-deps: ## install the Debian packages the tests and benchmarks use when root, or name them
+deps: ## install the Debian packages the tests and benches use when root, or name them
 	@./scripts/deps.sh
 
 vet: ## go vet, gofmt and staticcheck
@@ -66,131 +94,117 @@ vet: ## go vet, gofmt and staticcheck
 	@test -z "$$(gofmt -l .)" || { echo "gofmt would change:"; gofmt -l .; exit 1; }
 	$(GO) run $(STATICCHECK) ./...
 
-test: deps vet bin/bombardier bin/benchstat ## run the whole test suite; ends with the skipped tests and why
+test: deps vet bin/bombardier bin/benchstat ## the whole test suite; ends with the skipped tests and why
 	$(GO) test -count=1 -json ./... | $(GO) run ./internal/cmd/skipped
 
-serve-%: ## build NAME alone (and bin/serve) and serve it in the foreground, pinned (serve-fasthttp, ...; TLS=1: over HTTPS with a certificate made for the run)
+serve-%: ## build NAME alone and serve it in the foreground, pinned; TLS=1: over HTTPS
 	@pkg=$$($(GO) run ./bench/cmd/targets -package $*) && $(GO) build -o bin/ ./bench/cmd/serve $$pkg
 	@bin/serve -cpu "$(CPU)" -procs $(PROCS) $(if $(ADDR),-addr $(ADDR)) $(if $(TLS),-tls) $*
 
-robust: build deps ## every server against hostile clients and faults, full size, and the framing cases out of the box; writes results/ROBUSTNESS.md
+robust: build deps ## every server against hostile clients and faults; results/ROBUSTNESS.md
 	HELLOBENCH_FRAMING_OUT=$(CURDIR)/results/framing.json $(GO) test -count=1 -run '^TestFraming$$' ./conformance
 	$(GO) test -count=1 -timeout 0 ./robust -args -full -report ../results/ROBUSTNESS.md -framing ../results/framing.json
 
-soak: build deps ## 10 minutes of churning keep-alive load per server: RSS and goroutines/fds must stay flat (not in CI)
+soak: build deps ## 10 minutes of keep-alive churn per server: RSS, goroutines, fds stay flat
 	$(GO) test -count=1 -timeout 0 -run '^TestSoak$$' ./robust -args -soak 10m
 
-fuzz: ## run each fuzzer (gnet's and uring's parser, uring's split receives, the body framing, both guards) for FUZZTIME (make test replays their seed corpora)
+# gnet's and uring's parser, uring's split receives, the body framing and
+# both guards.
+fuzz: ## run each fuzzer for FUZZTIME (make test replays their seed corpora)
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./servers/internal/http1
 	$(GO) test -run '^$$' -fuzz '^FuzzSplit$$' -fuzztime $(FUZZTIME) ./servers/uring
 	$(GO) test -run '^$$' -fuzz '^FuzzBody$$' -fuzztime $(FUZZTIME) ./servers/internal/framing
 	$(GO) test -run '^$$' -fuzz '^FuzzScan$$' -fuzztime $(FUZZTIME) ./servers/internal/nethttpguard
 	$(GO) test -run '^$$' -fuzz '^FuzzScan$$' -fuzztime $(FUZZTIME) ./servers/internal/fasthttpguard
 
-bench: build deps ## one run, about twenty-five minutes: ceilings and in-memory costs; results/, the README, docs/ceilings.md and COSTS sections
-	bin/report $(RUNFLAGS) -run -docs -out results
+# The ceilings again (AGAIN=N) skip the in-memory benchmarks: a figure that
+# holds in one run only is not one.
+bench: build deps ## ceilings and in-memory costs, ~25 min; results/, README, docs, COSTS.md
+	$(call part,)
+	bin/report $(RUNFLAGS) -run $(call out,,-in-memory=false)
+	$(call agree,,-agree,agreement.md)
 
-# The ceilings measured twice more, each in a separate invocation, set
-# beside make bench's: a figure that holds in one run only is not one.
-bench-again: build deps ## the ceilings twice more, separately, beside make bench's; results/agreement.md
-	bin/report $(RUNFLAGS) -run -in-memory=false -out results/again/2
-	bin/report $(RUNFLAGS) -run -in-memory=false -out results/again/3
-	bin/report -agree results,results/again/2,results/again/3 | tee results/agreement.md
-
-bench-sweep: build deps ## the sweep (1 to 10 000 connections) and the idle connections, about twenty-five minutes, into results/
+bench-sweep: build deps ## 1 to 10 000 connections and idle connections, ~25 min; results/
+	$(plain)
 	bin/report $(RUNFLAGS) -sweep -docs -sweep-n 50000 -out results
 
-bench-scale: build deps ## keep-alive ceilings on SCALE_CORES cores of SERVER_CPUS, client on CLIENT_CPUS; efficiency in results/REPORT.md
+bench-scale: build deps ## keep-alive ceilings on SCALE_CORES cores of SERVER_CPUS; results/
+	$(plain)
 	bin/report $(RUNFLAGS) -scale -cores $(SCALE_CORES) -n 100000 -out results
 
-bench-quick: build ## a smoke run of the benchmarks (bench-work's, bench-latency's, bench-load's, bench-readiness's and bench-tls's too), about two minutes: prints a report, keeps nothing
+bench-quick: build ## a smoke run of every bench, ~2 min: prints a report, keeps nothing
+	$(plain)
 	d=$$(mktemp -d) && trap 'rm -rf "$$d"' EXIT && bin/report $(RUNFLAGS) -run -work -latency -load -readiness -tls -newconn -quick -out "$$d" && cat "$$d/REPORT.md"
 
-bench-work: build deps ## handler CPU work (0-100 µs) at each Go server's ceiling, and handler waits at Little's-law connections; results/, docs/work.md section
+bench-work: build deps ## handler CPU work (0-100 µs) and waits at each Go server's ceiling
+	$(plain)
 	bin/report $(RUNFLAGS) -work -for 500ms -docs -out results
 
-# The rates' shares are of the keep-alive ceilings make bench left in results/.
-bench-latency: build deps ## each server held at fixed rates (a common ladder, shares of its own ceiling), about twenty minutes: latency curves, GC pauses; results/, docs/latency.md section
-	bin/report $(RUNFLAGS) -latency -docs -out results
-
-bench-latency-again: build deps ## make bench-latency twice more, separately; results/latency-agreement.md
-	bin/report $(RUNFLAGS) -latency -ceilings-from results/bench.txt -out results/again/latency-2
-	bin/report $(RUNFLAGS) -latency -ceilings-from results/bench.txt -out results/again/latency-3
-	bin/report -agree-latency results,results/again/latency-2,results/again/latency-3 | tee results/latency-agreement.md
-	# The agreement needs their figures; the HdrHistogram logs kept are make bench-latency's.
-	rm -rf results/again/latency-2/latency results/again/latency-3/latency
+# The rates' shares are of the keep-alive ceilings make bench left in
+# results/. AGAIN=N keeps no HdrHistogram logs: those kept are results/'s.
+bench-latency: build deps ## latency and GC pauses at fixed rates, ~20 min; docs/latency.md
+	$(call part,)
+	bin/report $(RUNFLAGS) -latency $(call out,latency-,$(shares))
+	$(call agree,latency-,-agree-latency,latency-agreement.md)
+	$(if $(AGAIN),rm -rf results/again/latency-$(AGAIN)/latency)
 
 # The shares are of the keep-alive ceilings make bench left in results/.
-bench-load: build deps ## each server's CPU per request at shares of its ceiling (6 rounds) and the rate it holds with p99 within 5 ms (3 rounds), then at a quarter of its ceiling beside a reference nginx (40 blocks), about 35 minutes; results/, docs/load.md and the pick table
-	bin/report $(RUNFLAGS) -load -docs -out results
+# PART=capacity: the search for the rate within the p99 bound alone (into
+# capacity.txt, which replaces load.txt's search); at-load: the blocks at a
+# quarter of each ceiling beside a reference nginx alone; newconn, which
+# the whole run leaves out: every server on a new connection per request at
+# a fixed rate, beside a reference nginx (docs/ceilings.md), no AGAIN.
+bench-load: build deps ## CPU below the ceiling, rate in p99 5 ms, ~35 min; PART=at-load|capacity|newconn
+	$(call part,at-load capacity newconn)
+	$(if $(and $(AGAIN),$(filter newconn,$(PART))),$(error make bench-load PART=newconn takes no AGAIN))
+	bin/report $(RUNFLAGS) -$(or $(PART),load) $(call out,load-,$(shares))
+	$(call agree,load-,-agree-load,load-agreement.md)
 
-bench-at-load: build deps ## make bench-load's blocks at a quarter of each ceiling alone (about a quarter of an hour); results/, docs/load.md and the pick table
-	bin/report $(RUNFLAGS) -at-load -docs -out results
-
-bench-readiness: build deps ## what the floors on epoll and io_uring, gnet and nginx ask of the kernel per request, saturated (5 rounds, about two minutes); results/, bench/COSTS.md section 7
+bench-readiness: build deps ## what the floors, gnet, uring and nginx ask of the kernel, ~2 min
+	$(plain)
 	bin/report $(RUNFLAGS) -readiness -docs -out results
 
-bench-tls: build deps ## what TLS and HTTP/2 cost each server beside nginx over TLS: keep-alive (36 short blocks of its own, then blocks of the rows that kept fewer than 36 at the host's usual level, at most 120 in all: about half an hour), nethttp's and nginx's full and resumed handshakes (12 short blocks of their own, then blocks of the rows short of 24 kept, at most 80), then pipelined, resumed and full handshakes (ECDSA and RSA), TLS 1.2's keep-alive and full handshake, HTTP/2 over TLS and h2c at 1 and 16 streams (6 blocks, about 40 minutes); results/, bench/COSTS.md
-	bin/report $(RUNFLAGS) -tls -docs -out results
-
-bench-tls-keepalive: build deps ## make bench-tls's keep-alive blocks alone (about half an hour); results/, bench/COSTS.md
-	bin/report $(RUNFLAGS) -tls-keepalive -docs -out results
-
-bench-tls-handshakes: build deps ## make bench-tls's handshake blocks alone: nethttp's and nginx's full and resumed handshakes; results/, bench/COSTS.md
-	bin/report $(RUNFLAGS) -tls-handshakes -docs -out results
-
-bench-tls-handshakes-again: build deps ## make bench-tls's handshake blocks twice more, separately, into the directories of make bench-tls-again; results/tls-agreement.md
-	bin/report $(RUNFLAGS) -tls-handshakes -out results/again/tls-2
-	bin/report $(RUNFLAGS) -tls-handshakes -out results/again/tls-3
-	bin/report -agree-tls results,results/again/tls-2,results/again/tls-3 | tee results/tls-agreement.md
-
-bench-tls-again: build deps ## make bench-tls twice more, separately (over an hour each); results/tls-agreement.md
-	bin/report $(RUNFLAGS) -tls -out results/again/tls-2
-	bin/report $(RUNFLAGS) -tls -out results/again/tls-3
-	bin/report -agree-tls results,results/again/tls-2,results/again/tls-3 | tee results/tls-agreement.md
-
-bench-tls-keepalive-again: build deps ## make bench-tls's keep-alive blocks twice more, separately, into the directories of make bench-tls-again; results/tls-agreement.md
-	bin/report $(RUNFLAGS) -tls-keepalive -out results/again/tls-2
-	bin/report $(RUNFLAGS) -tls-keepalive -out results/again/tls-3
-	bin/report -agree-tls results,results/again/tls-2,results/again/tls-3 | tee results/tls-agreement.md
-
-bench-load-again: build deps ## make bench-load twice more, separately; results/load-agreement.md
-	bin/report $(RUNFLAGS) -load -ceilings-from results/bench.txt -out results/again/load-2
-	bin/report $(RUNFLAGS) -load -ceilings-from results/bench.txt -out results/again/load-3
-	bin/report -agree-load results,results/again/load-2,results/again/load-3 | tee results/load-agreement.md
-
-bench-capacity-again: build deps ## make bench-load's search for the rate within the p99 bound twice more, alone, on make bench's ceilings in results/, into the directories of make bench-load-again (capacity.txt replaces their load.txt's search); results/load-agreement.md
-	bin/report $(RUNFLAGS) -capacity -ceilings-from results/bench.txt -out results/again/load-2
-	bin/report $(RUNFLAGS) -capacity -ceilings-from results/bench.txt -out results/again/load-3
-	bin/report -agree-load results,results/again/load-2,results/again/load-3 | tee results/load-agreement.md
-
-bench-at-load-again: build deps ## make bench-load's blocks at a quarter of each ceiling twice more, separately, into the directories of make bench-load-again; results/load-agreement.md
-	bin/report $(RUNFLAGS) -at-load -ceilings-from results/bench.txt -out results/again/load-2
-	bin/report $(RUNFLAGS) -at-load -ceilings-from results/bench.txt -out results/again/load-3
-	bin/report -agree-load results,results/again/load-2,results/again/load-3 | tee results/load-agreement.md
+# Keep-alive: 36 short blocks of its own, then blocks of the rows short of
+# 36 kept, at most 120; handshakes: nethttp's and nginx's full and resumed,
+# 12 short blocks, then blocks of the rows short of 24 kept, at most 80;
+# then 6 blocks of the other modes: pipelined, handshakes (ECDSA and RSA),
+# TLS 1.2, HTTP/2 over TLS and h2c.
+bench-tls: build deps ## TLS and HTTP/2 beside nginx, over an hour; PART=keepalive (~30 min)|handshakes
+	$(call part,keepalive handshakes)
+	bin/report $(RUNFLAGS) -tls$(if $(PART),-$(PART)) $(call out,tls-)
+	$(call agree,tls-,-agree-tls,tls-agreement.md)
 
 # loadgen keeps each server's core busy; wrk -t1, the reference client, does
 # not keep gnet's or nginx's busy on a slow machine, and then measures itself.
-compare-gnet: build deps ## gnet vs nginx vs fasthttp, -c50, server CPU per request side by side (loadgen, then wrk)
-	bin/versus $(RUNFLAGS) -client loadgen -c 50 -d 5s -rounds 5 gnet nginx fasthttp
-	bin/versus $(RUNFLAGS) -client wrk -c 50 -d 5s -rounds 3 gnet nginx fasthttp
-
-compare-fcgi: build deps ## the FastCGI hop: lighttpd+fcgi vs nethttp vs lighttpd static, side by side
-	bin/versus $(RUNFLAGS) -client wrk -c 50 -d 5s -rounds 3 fcgi nethttp lighttpd-static
-
+define compare-gnet
+bin/versus $(RUNFLAGS) -client loadgen -c 50 -d 5s -rounds 5 gnet nginx fasthttp
+bin/versus $(RUNFLAGS) -client wrk -c 50 -d 5s -rounds 3 gnet nginx fasthttp
+endef
+define compare-fcgi
+bin/versus $(RUNFLAGS) -client wrk -c 50 -d 5s -rounds 3 fcgi nethttp lighttpd-static
+endef
 # Three views of one cost, each side by side (bin/guards, on the servers
 # of the table that take -bare): over the network, in memory
 # (BenchmarkGuard, one process per run, on and off alternating) and the
 # scanners alone; its test runs the quick variant.
-compare-guards: build deps bin/benchstat ## what the framing guards cost on a plain GET: each server against itself -bare, side by side; results/guards.txt
-	bin/guards $(RUNFLAGS) -out results
+define compare-guards
+bin/guards $(RUNFLAGS) -out results
+endef
+define compare-clients
+bin/clients $(RUNFLAGS) -server nginx -c 50 -d 3s -rounds 5 -out results/clients.json
+bin/report -docs -out results
+endef
+
+# WHAT=gnet: gnet vs nginx vs fasthttp, -c50, loadgen then wrk; fcgi:
+# lighttpd+fcgi vs nethttp vs lighttpd static; guards: each guarded server
+# against itself -bare, results/guards.txt; clients: loadgen vs wrk,
+# h2load, bombardier and hey against nginx, docs/loadgen.md's section.
+compare: build deps $(if $(filter guards,$(WHAT)),bin/benchstat) $(if $(filter clients,$(WHAT)),bin/bombardier) ## side by side: WHAT=gnet|fcgi|guards|clients; server or client CPU per request
+	$(if $(compare-$(WHAT)),,$(error WHAT=$(WHAT): make compare takes WHAT=gnet, fcgi, guards or clients))
+	$(compare-$(WHAT))
 
 bin/benchstat:
 	GOBIN=$(CURDIR)/bin $(GO) install $(BENCHSTAT)
 
 bin/bombardier:
 	GOBIN=$(CURDIR)/bin $(GO) install $(BOMBARDIER)
-
-compare-clients: build deps bin/bombardier ## loadgen vs wrk, h2load, bombardier, hey against nginx: client CPU per request, 5 rounds; docs/loadgen.md section
-	bin/clients $(RUNFLAGS) -server nginx -c 50 -d 3s -rounds 5 -out results/clients.json
-	bin/report -docs -out results
