@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -39,21 +40,78 @@ func build(t *testing.T) string {
 // process.
 func start(t *testing.T, bin string, flags ...string) (string, *exec.Cmd) {
 	t.Helper()
+	addr, cmd, _ := startLog(t, nil, bin, flags...)
+	return addr, cmd
+}
+
+// A floorLog gathers what the floor writes to stderr after its first line.
+type floorLog struct {
+	mu   sync.Mutex
+	buf  bytes.Buffer
+	done chan struct{} // closed at the end of the output: the floor has exited
+}
+
+func (f *floorLog) String() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.buf.String()
+}
+
+// startLog runs the floor with the given flags, through the command wrap
+// if any (its arguments end with the floor's), and returns its address,
+// its process and its log.
+func startLog(t *testing.T, wrap []string, bin string, flags ...string) (string, *exec.Cmd, *floorLog) {
+	t.Helper()
 	addr, err := targets.FreeAddr()
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(bin, append([]string{"-addr", addr}, flags...)...)
-	stderr, _ := cmd.StderrPipe()
+	args := append(append(wrap, bin, "-addr", addr), flags...)
+	cmd := exec.Command(args[0], args[1:]...)
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = w
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	w.Close()
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	line, err := bufio.NewReader(stderr).ReadString('\n')
+	br := bufio.NewReader(r)
+	line, err := br.ReadString('\n')
 	if err != nil || !strings.Contains(line, "floor: listening on") {
 		t.Fatalf("floor did not start: %q %v", line, err)
 	}
-	return addr, cmd
+	f := &floorLog{done: make(chan struct{})}
+	go func() {
+		defer close(f.done)
+		defer r.Close()
+		b := make([]byte, 4096)
+		for {
+			n, err := br.Read(b)
+			f.mu.Lock()
+			f.buf.Write(b[:n])
+			f.mu.Unlock()
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return addr, cmd, f
+}
+
+// engines lists each engine's flags; io_uring's are skipped where the
+// kernel has none.
+func engines(t *testing.T) [][]string {
+	all := [][]string{{"-engine", "epoll"}, {"-engine", "io_uring", "-multishot=false"}, {"-engine", "io_uring", "-multishot"}}
+	if r, err := uring.New(8); err != nil {
+		t.Logf("io_uring: %v: epoll only", err)
+		return all[:1]
+	} else {
+		r.Close()
+	}
+	return all
 }
 
 // TestEngines: both loops answer pipelined and split requests in order,
@@ -61,15 +119,8 @@ func start(t *testing.T, bin string, flags ...string) (string, *exec.Cmd) {
 // status 0.
 func TestEngines(t *testing.T) {
 	bin := build(t)
-	for _, flags := range [][]string{{"-engine", "epoll"}, {"-engine", "io_uring", "-multishot=false"}, {"-engine", "io_uring", "-multishot"}} {
+	for _, flags := range engines(t) {
 		t.Run(strings.Join(flags[1:], ""), func(t *testing.T) {
-			if flags[1] == "io_uring" {
-				if r, err := uring.New(8); err != nil {
-					t.Skipf("io_uring: %v", err)
-				} else {
-					r.Close()
-				}
-			}
 			addr, cmd := start(t, bin, flags...)
 			get := "GET /hello/world HTTP/1.1\r\nHost: h\r\n\r\n"
 			for _, tc := range []struct {

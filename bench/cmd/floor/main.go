@@ -152,8 +152,9 @@ func serve(ep, lfd, stop int) {
 	events := make([]unix.EpollEvent, 256)
 	buf := make([]byte, 64<<10)
 	var resp response
+	var pause backoff
 	for {
-		n, err := unix.EpollWait(ep, events, -1)
+		n, err := unix.EpollWait(ep, events, pause.waitMs())
 		if err != nil {
 			if err == unix.EINTR {
 				continue
@@ -167,7 +168,7 @@ func serve(ep, lfd, stop int) {
 			case fd == stop:
 				return
 			case fd == lfd:
-				accept(ep, lfd, conns)
+				accept(ep, lfd, conns, &pause)
 			default:
 				c := conns.get(fd)
 				if c == nil {
@@ -175,16 +176,91 @@ func serve(ep, lfd, stop int) {
 				}
 				if ev.Events&(unix.EPOLLIN|unix.EPOLLHUP|unix.EPOLLERR) != 0 && !c.closing {
 					if !read(fd, c, buf, &resp) {
-						closeConn(fd, conns)
+						closeConn(fd, conns, &pause)
 						continue
 					}
 				}
 				if !flush(ep, fd, c) {
-					closeConn(fd, conns)
+					closeConn(fd, conns, &pause)
 				}
 			}
 		}
+		if pause.resume() {
+			epollCtl(ep, unix.EPOLL_CTL_ADD, lfd, unix.EPOLLIN)
+			accept(ep, lfd, conns, &pause)
+		}
 	}
+}
+
+// A backoff pauses accepting after an error that the next accept would
+// repeat at once (the process or the system out of descriptors, the
+// kernel out of memory): with a listening socket still readable, or a
+// multishot accept re-armed on its failure, the loop would spin. Accepting
+// resumes when a connection closes, which frees a descriptor, or when the
+// pause ends, 5 ms doubling to 1 s. Each error is logged once.
+type backoff struct {
+	paused bool
+	freed  bool // a connection closed during the pause
+	until  time.Time
+	delay  time.Duration
+	said   map[unix.Errno]bool
+}
+
+// failed reports whether accept's error errno pauses accepting, and
+// pauses it if so. The errors accept(2) says are one connection's
+// (aborted, refused by a firewall, a network error) do not: the next
+// connection may well be accepted.
+func (b *backoff) failed(errno unix.Errno) bool {
+	switch errno {
+	case unix.EAGAIN, unix.EINTR, unix.ECONNABORTED, unix.EPERM, unix.EPROTO,
+		unix.ENETDOWN, unix.ENOPROTOOPT, unix.EHOSTDOWN, unix.ENONET,
+		unix.EHOSTUNREACH, unix.EOPNOTSUPP, unix.ENETUNREACH:
+		return false
+	}
+	b.delay = min(max(2*b.delay, 5*time.Millisecond), time.Second)
+	b.paused, b.freed, b.until = true, false, time.Now().Add(b.delay)
+	if !b.said[errno] {
+		if b.said == nil {
+			b.said = map[unix.Errno]bool{}
+		}
+		b.said[errno] = true
+		log.Printf("floor: accept: %v; accepting again when a connection closes, or in at most %v (said once)", errno, time.Second)
+	}
+	return true
+}
+
+// accepted ends the backoff's doubling: accepts work again.
+func (b *backoff) accepted() { b.delay = 0 }
+
+// closed notes that a connection closed, freeing a descriptor.
+func (b *backoff) closed() { b.freed = true }
+
+// resume reports whether a pause has ended, and ends it.
+func (b *backoff) resume() bool {
+	if !b.paused || !b.freed && time.Now().Before(b.until) {
+		return false
+	}
+	b.paused = false
+	return true
+}
+
+// wait is how long the loop may wait before it must look at the pause
+// again: until its end, or for ever (-1) when not paused.
+func (b *backoff) wait() time.Duration {
+	if !b.paused {
+		return -1
+	}
+	return max(time.Until(b.until), time.Millisecond)
+}
+
+// waitMs is wait as epoll_wait's timeout, in whole milliseconds, rounded
+// up so that the pause has ended when it returns.
+func (b *backoff) waitMs() int {
+	d := b.wait()
+	if d < 0 {
+		return -1
+	}
+	return int((d + time.Millisecond - 1) / time.Millisecond)
 }
 
 // The calls below never block (every socket is non-blocking), so they are
@@ -193,12 +269,21 @@ func serve(ep, lfd, stop int) {
 // accept4 goes without the peer's address, which nobody reads, and no
 // socket option is set: the floor makes the fewest calls a request needs.
 
-func accept(ep, lfd int, conns *table) {
+func accept(ep, lfd int, conns *table, pause *backoff) {
 	for {
 		r, _, errno := unix.RawSyscall6(unix.SYS_ACCEPT4, uintptr(lfd), 0, 0, unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0, 0)
-		if errno != 0 {
-			return // EAGAIN: no more for now; anything else: try next time
+		if errno == unix.EAGAIN {
+			return // no more for now
 		}
+		if errno != 0 {
+			if pause.failed(errno) {
+				// Readable still, the socket would end every wait.
+				epollCtl(ep, unix.EPOLL_CTL_DEL, lfd, 0)
+				return
+			}
+			continue
+		}
+		pause.accepted()
 		fd := int(r)
 		if !epollCtl(ep, unix.EPOLL_CTL_ADD, fd, unix.EPOLLIN|unix.EPOLLRDHUP) {
 			closeFd(fd)
@@ -327,7 +412,8 @@ func (t *table) get(fd int) *conn {
 	return nil
 }
 
-func closeConn(fd int, conns *table) {
+func closeConn(fd int, conns *table, pause *backoff) {
 	conns.live[fd] = false
 	closeFd(fd) // closing also removes it from the epoll set
+	pause.closed()
 }
