@@ -75,7 +75,7 @@ func (l *loop) closeListener() {
 	l.listening, l.accepting = false, false
 	d := userData(opListener, 0, 0)
 	if err := l.r.CancelAndClose(l.lfd, d, d); err != nil {
-		l.backlog = append(l.backlog, pending{opListener, nil})
+		l.later(opListener, nil)
 	}
 }
 

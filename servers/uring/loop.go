@@ -112,6 +112,7 @@ type loop struct {
 	held    int       // bytes the connections hold: input kept, answers unsent
 	bufs    [][]byte  // free input and output buffers, lent while in use
 	backlog []pending // operations the submission queue could not take
+	delayed int       // operations that went to the backlog, in all
 
 	request, idle, linger tlist // the timeout classes (timer.go)
 	probeAt               time.Duration
@@ -248,7 +249,7 @@ func (l *loop) sqe(op uint8, c *conn) *uring.SQE {
 		c.ops++
 	}
 	if err != nil {
-		l.backlog = append(l.backlog, pending{op, c})
+		l.later(op, c)
 		return nil
 	}
 	if c != nil {
@@ -257,6 +258,13 @@ func (l *loop) sqe(op uint8, c *conn) *uring.SQE {
 		s.UserData = userData(op, 0, 0)
 	}
 	return s
+}
+
+// later puts an operation the submission queue could not take in the
+// backlog.
+func (l *loop) later(op uint8, c *conn) {
+	l.backlog = append(l.backlog, pending{op, c})
+	l.delayed++
 }
 
 // retry queues the backlog again, each operation as its connection's
@@ -599,7 +607,7 @@ func (l *loop) kill(c *conn) {
 	err := l.r.CancelAndClose(c.fd, userData(opKill, c.slot, c.gen), userData(opClose, c.slot, c.gen))
 	if err != nil {
 		c.ops++
-		l.backlog = append(l.backlog, pending{opClose, c})
+		l.later(opClose, c)
 		return
 	}
 	c.ops += 2

@@ -42,6 +42,12 @@ func InChild(t *testing.T, env string) bool {
 // Forbid makes system call nr fail with errno in every thread of the
 // process, from now on.
 func Forbid(nr uintptr, errno unix.Errno) error {
+	return ForbidWhen(nr, -1, 0, errno)
+}
+
+// ForbidWhen is Forbid for the calls of nr whose argument arg (0 to 5) has
+// val in its low 32 bits (on a little-endian machine); arg -1: every call.
+func ForbidWhen(nr uintptr, arg int, val uint32, errno unix.Errno) error {
 	const (
 		ldAbsW  = unix.BPF_LD | unix.BPF_W | unix.BPF_ABS
 		jeqK    = unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K
@@ -56,6 +62,16 @@ func Forbid(nr uintptr, errno unix.Errno) error {
 		{Code: jeqK, Jt: 0, Jf: 1, K: uint32(nr)},
 		{Code: retK, K: retErr | uint32(errno)},
 		{Code: retK, K: retOK},
+	}
+	if arg >= 0 {
+		filter = []unix.SockFilter{
+			{Code: ldAbsW, K: 0},
+			{Code: jeqK, Jt: 0, Jf: 3, K: uint32(nr)},
+			{Code: ldAbsW, K: 16 + 8*uint32(arg)}, // seccomp_data.args[arg]
+			{Code: jeqK, Jt: 0, Jf: 1, K: val},
+			{Code: retK, K: retErr | uint32(errno)},
+			{Code: retK, K: retOK},
+		}
 	}
 	prog := unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
