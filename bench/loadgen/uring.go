@@ -131,15 +131,6 @@ func (u *uringEngine) sqe(c *conn, op uint8, x uint32) *uring.SQE {
 	return s
 }
 
-// pair makes room for two entries to be queued together (a link), so
-// that no submission falls between them.
-func (u *uringEngine) pair() bool {
-	if u.err == nil {
-		u.err = u.r.Room(2)
-	}
-	return u.err == nil
-}
-
 func (u *uringEngine) connect(c *conn) error {
 	fd, err := socket(u.l)
 	if err != nil {
@@ -164,9 +155,7 @@ func (u *uringEngine) send(c *conn, b []byte) (bool, error) {
 	}
 	// MSG_WAITALL: the kernel sends the rest of a short send itself, and
 	// completes when all of b is sent or the socket failed.
-	s.Addr = uint64(uintptr(unsafe.Pointer(&b[0])))
-	s.Len = uint32(len(b))
-	s.OpFlags = unix.MSG_WAITALL | unix.MSG_NOSIGNAL
+	s.PrepSend(c.fd, b, unix.MSG_WAITALL|unix.MSG_NOSIGNAL)
 	u.socks[c.idx].sendLen = len(b)
 	return false, nil
 }
@@ -178,9 +167,7 @@ func (u *uringEngine) receive(c *conn) {
 		return
 	}
 	if s := u.sqe(c, uring.OpRecv, c.gen); s != nil {
-		s.Flags = uring.SQEBufferSelect
-		s.Ioprio = uring.RecvMultishot
-		s.BufGroup = uring.BufGroup
+		s.PrepRecvMultishot(c.fd, uring.BufGroup)
 		k.recv = true
 	}
 }
@@ -190,13 +177,16 @@ func (u *uringEngine) receive(c *conn) {
 // first, or the socket would live on in them.
 func (u *uringEngine) close(c *conn) {
 	k := &u.socks[c.idx]
-	if c.fd >= 0 {
-		if k.ops > 0 && u.pair() {
-			if s := u.sqe(c, uring.OpAsyncCancel, c.gen); s != nil {
-				s.Flags = uring.SQEHardLink // the close runs whatever the cancel's result
-				s.OpFlags = uring.CancelFD | uring.CancelAll
-			}
+	switch {
+	case c.fd < 0 || u.err != nil:
+	case k.ops > 0:
+		// The close runs whatever the cancel's result.
+		u.err = u.r.CancelAndClose(c.fd, tag(c.idx, c.gen, uring.OpAsyncCancel), tag(c.idx, c.gen, uring.OpClose))
+		if u.err == nil {
+			u.ops += 2
+			u.quick += 2
 		}
+	default:
 		u.sqe(c, uring.OpClose, c.gen)
 	}
 	*k = usock{}
