@@ -62,14 +62,7 @@ func Markdown(rep report.Report, parts []Part) string {
 			}
 		}
 	}
-	b.WriteString("## Commands\n\nRun from the repository root; `make bench` runs the ceilings' through `bin/report -run -docs`, and each other `make bench-…` its own. " +
-		"The raw output of each is a .txt file beside this report (bench.txt for the ceilings); `benchstat old.txt new.txt` compares two runs.\n\n```\n")
-	for _, name := range from {
-		for _, c := range rep.Sections[name].Commands {
-			b.WriteString(c + "\n")
-		}
-	}
-	b.WriteString("```\n")
+	b.WriteString("## Commands\n\n" + CommandList(rep, from))
 	return b.String()
 }
 

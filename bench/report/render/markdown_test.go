@@ -87,7 +87,7 @@ func TestMarkdownSections(t *testing.T) {
 		t.Fatal(err)
 	}
 	md := Markdown(rep, []Part{{[]string{"tls", "tls-keepalive"}, "What TLS and HTTP/2 cost", TLSCosts}})
-	for _, want := range []string{"Keep-alive over TLS 1.3, 50 connections:", "-tls-modes tls-keepalive -for 300ms -block 2\n"} {
+	for _, want := range []string{"Keep-alive over TLS 1.3, 50 connections:", "-tls-modes tls-keepalive -for 300ms -block K  # K: 0–2\n"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("REPORT.md of the keep-alive blocks alone lacks %q:\n%s", want, md)
 		}

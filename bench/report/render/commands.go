@@ -1,0 +1,130 @@
+package render
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"hellobench/bench/report"
+)
+
+// runs names the make invocation that writes each section: the whole
+// run, and the part that writes it alone, if there is one.
+var runs = map[string][2]string{
+	"ceilings":      {"make bench", ""},
+	"sweep":         {"make bench-sweep", ""},
+	"scale":         {"make bench-scale", ""},
+	"work":          {"make bench-work", ""},
+	"latency":       {"make bench-latency", ""},
+	"load":          {"make bench-load", ""},
+	"atload":        {"make bench-load", "PART=at-load"},
+	"capacity":      {"make bench-load", "PART=capacity"},
+	"readiness":     {"make bench-readiness", ""},
+	"tls":           {"make bench-tls", ""},
+	"tls-keepalive": {"make bench-tls", "PART=keepalive"},
+	"tls-handshake": {"make bench-tls", "PART=handshakes"},
+	"newconn":       {"make bench-load PART=newconn", ""},
+}
+
+// CommandList is REPORT.md's list of the go test commands of each section
+// in sections: each command once, a block's number replaced by K and the
+// blocks it ran listed beside it.
+func CommandList(rep report.Report, sections []string) string {
+	var b strings.Builder
+	b.WriteString("Each section's go test commands, run from the repository root block by block: a command run in several blocks is listed once, with `-block K` and its blocks. " +
+		"The raw output of each section is the .txt file of its name beside this report (bench.txt for the ceilings); `benchstat old.txt new.txt` compares two runs.\n")
+	for _, name := range sections {
+		s, ok := rep.Sections[name]
+		if !ok || len(s.Commands) == 0 {
+			continue
+		}
+		file := name + ".txt"
+		if name == "ceilings" {
+			file = "bench.txt"
+		}
+		fmt.Fprintf(&b, "\n%s, %s, %s:\n\n```\n", file, runLabel(name), s.Date)
+		for _, g := range groupBlocks(s.Commands) {
+			b.WriteString(g + "\n")
+		}
+		b.WriteString("```\n")
+	}
+	return b.String()
+}
+
+// runLabel is the make invocations that write a section, in backquotes.
+func runLabel(name string) string {
+	r, ok := runs[name]
+	switch {
+	case !ok:
+		return "`bin/report`"
+	case r[1] == "":
+		return "`" + r[0] + "`"
+	}
+	return "`" + r[0] + "` or `" + r[0] + " " + r[1] + "`"
+}
+
+// blockArg is a command's block number.
+var blockArg = regexp.MustCompile(`( -block )(\d+)( |$)`)
+
+// groupBlocks lists each command once, in the order of its first run: a
+// command run for several blocks with -block K and its blocks in a
+// comment, one without a block run several times with their count, one
+// run once as it is.
+func groupBlocks(cmds []string) []string {
+	var order []string
+	blocks := map[string][]int{}
+	times := map[string]int{}
+	for _, c := range cmds {
+		key, k := c, -1
+		if m := blockArg.FindStringSubmatch(c); m != nil {
+			key = blockArg.ReplaceAllString(c, "${1}K${3}")
+			k, _ = strconv.Atoi(m[2])
+		}
+		if _, seen := blocks[key]; !seen {
+			order = append(order, key)
+			blocks[key] = nil
+		}
+		if k >= 0 {
+			blocks[key] = append(blocks[key], k)
+		}
+		times[key]++
+	}
+	var out []string
+	for _, key := range order {
+		switch ks := blocks[key]; len(ks) {
+		case 0:
+			if n := times[key]; n > 1 {
+				key += fmt.Sprintf("  # %d times", n)
+			}
+			out = append(out, key)
+		case 1:
+			out = append(out, strings.Replace(key, " -block K", " -block "+strconv.Itoa(ks[0]), 1))
+		default:
+			out = append(out, key+"  # K: "+spans(ks))
+		}
+	}
+	return out
+}
+
+// spans writes block numbers as runs: 0–25, 27, 30–32.
+func spans(ks []int) string {
+	ks = slices.Clone(ks)
+	slices.Sort(ks)
+	ks = slices.Compact(ks)
+	var parts []string
+	for i := 0; i < len(ks); {
+		j := i
+		for j+1 < len(ks) && ks[j+1] == ks[j]+1 {
+			j++
+		}
+		if j == i {
+			parts = append(parts, strconv.Itoa(ks[i]))
+		} else {
+			parts = append(parts, fmt.Sprintf("%d–%d", ks[i], ks[j]))
+		}
+		i = j + 1
+	}
+	return strings.Join(parts, ", ")
+}
