@@ -27,7 +27,15 @@ type Machine struct {
 	// Mitigations the kernel's CPU vulnerability entries other than "Not
 	// affected": what a system call costs here, and so what io_uring's
 	// batching saves, which differs between machines.
-	SyscallNS   float64  `json:"syscall_ns,omitempty"`
+	SyscallNS float64 `json:"syscall_ns,omitempty"`
+	// Vendor, Family, Model, Stepping and Microcode are /proc/cpuinfo's
+	// (proc.CPUID): what tells apart hosts that CPU names alike. Runs
+	// before 2026-12-06 did not record them.
+	Vendor      string   `json:"vendor,omitempty"`
+	Family      string   `json:"family,omitempty"`
+	Model       string   `json:"model,omitempty"`
+	Stepping    string   `json:"stepping,omitempty"`
+	Microcode   string   `json:"microcode,omitempty"`
 	Mitigations []string `json:"mitigations,omitempty"`
 	// Versions is each Go stack's modules as the build resolves them
 	// (StackVersions), "path version" each, by stack name.
@@ -251,6 +259,8 @@ type Report struct {
 	Usual map[string]float64 `json:"usual_ref_us_per_req,omitempty"`
 	// Clients is make compare-clients' run, when there is one.
 	Clients *bench.ClientsRun `json:"-"`
+	// Hosts is every host recorded under results/hosts (ReadHosts).
+	Hosts []Host `json:"-"`
 }
 
 // Twin is nginx's A/A twin, measured beside it in the ceilings.

@@ -5,6 +5,7 @@ package proc
 import (
 	"errors"
 	"io/fs"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -38,5 +39,25 @@ func TestReadCpuacctSplitBad(t *testing.T) {
 	}
 	if _, _, err := readCpuacctSplit("testdata/cpuacct/old"); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("err = %v, want fs.ErrNotExist", err)
+	}
+}
+
+// TestParseCPUID reads the first processor's identity, and leaves a field
+// the file lacks empty rather than taking the next processor's.
+func TestParseCPUID(t *testing.T) {
+	for file, want := range map[string]CPUID{
+		"testdata/cpuinfo/intel.txt":  {Vendor: "GenuineIntel", Family: "6", Model: "143", Stepping: "8", Microcode: "0xffffffff"},
+		"testdata/cpuinfo/amd-vm.txt": {Vendor: "AuthenticAMD", Family: "26", Model: "2", Stepping: "1"},
+	} {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := ParseCPUID(b); got != want {
+			t.Errorf("%s: %+v, want %+v", file, got, want)
+		}
+	}
+	if got := ParseCPUID([]byte("processor\t: 0\n")); got != (CPUID{}) {
+		t.Errorf("no fields: %+v", got)
 	}
 }

@@ -222,6 +222,43 @@ func CPUModel() string {
 	return ""
 }
 
+// A CPUID is what /proc/cpuinfo says identifies the processor: a model
+// name such as "AMD EPYC" is shared by generations a VM cannot tell apart,
+// its family, model and stepping are not.
+type CPUID struct {
+	Vendor    string // vendor_id, e.g. "AuthenticAMD"
+	Family    string // cpu family, decimal
+	Model     string // model, decimal
+	Stepping  string
+	Microcode string // e.g. "0xb002116"; some VMs do not show it
+}
+
+// ReadCPUID reads the first processor's CPUID from /proc/cpuinfo.
+func ReadCPUID() (CPUID, error) {
+	b, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return CPUID{}, err
+	}
+	return ParseCPUID(b), nil
+}
+
+// ParseCPUID reads the first processor's block of /proc/cpuinfo; a field
+// it does not have is left "".
+func ParseCPUID(b []byte) CPUID {
+	var id CPUID
+	fields := map[string]*string{"vendor_id": &id.Vendor, "cpu family": &id.Family, "model": &id.Model, "stepping": &id.Stepping, "microcode": &id.Microcode}
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.TrimSpace(line) == "" && id != (CPUID{}) {
+			break // the end of the first processor's block
+		}
+		k, v, ok := strings.Cut(line, ":")
+		if f := fields[strings.TrimSpace(k)]; ok && f != nil && *f == "" {
+			*f = strings.TrimSpace(v)
+		}
+	}
+	return id
+}
+
 // Kernel returns the kernel's release, as uname -r, or "" if unknown.
 func Kernel() string {
 	b, err := os.ReadFile("/proc/sys/kernel/osrelease")

@@ -20,7 +20,7 @@ type document struct {
 
 var documents = []document{
 	{"README.md", map[string]func(report.Report) string{"pick": render.PickShort}},
-	{"docs/ceilings.md", map[string]func(report.Report) string{"ceilings": render.CeilingsPage, "newconn": render.NewConnTable}},
+	{"docs/ceilings.md", map[string]func(report.Report) string{"ceilings": render.CeilingsPage, "newconn": render.NewConnTable, "hosts": render.HostsSection}},
 	{"docs/work.md", map[string]func(report.Report) string{"work": render.WorkPage}},
 	{"docs/latency.md", map[string]func(report.Report) string{"latency": render.LatencyPage}},
 	{"docs/load.md", map[string]func(report.Report) string{"load": render.CostAtLoad, "capacity": render.CapacityTable}},
@@ -57,6 +57,8 @@ func beginMarker(name string) string {
 		from = "make bench-tls writes it from results/results.json"
 	case "newconn":
 		from = "bin/report -newconn writes it from results/results.json"
+	case "hosts":
+		from = "bin/report writes it from results/hosts"
 	}
 	return "<!-- begin generated: " + name + " (" + from + ") -->\n"
 }

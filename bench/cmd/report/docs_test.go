@@ -31,6 +31,9 @@ func committed(t *testing.T) report.Report {
 	if rep.Clients, err = report.ReadClients(filepath.Join(root, "results", "clients.json")); err != nil {
 		t.Fatal(err)
 	}
+	if rep.Hosts, err = report.ReadHosts(filepath.Join(root, "results")); err != nil {
+		t.Fatal(err)
+	}
 	return rep
 }
 

@@ -16,6 +16,9 @@ import (
 func machine() report.Machine {
 	m := report.Machine{Cores: runtime.NumCPU(), Go: runtime.Version()}
 	m.CPU = proc.CPUModel()
+	if id, err := proc.ReadCPUID(); err == nil {
+		m.Vendor, m.Family, m.Model, m.Stepping, m.Microcode = id.Vendor, id.Family, id.Model, id.Stepping, id.Microcode
+	}
 	if k := proc.Kernel(); k != "" {
 		m.Kernel = "Linux " + k
 	}

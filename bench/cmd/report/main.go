@@ -5,7 +5,7 @@
 //
 // Usage:
 //
-//	report [-run] [-in-memory=false] [-sweep] [-work] [-latency] [-load] [-at-load] [-capacity] [-tls] [-tls-keepalive] [-newconn] [-quick] [-blocks 26] [-for 300ms] [-work-blocks 6] [-sweep-rounds 3] [-n 200000] [-out results] [-docs]
+//	report [-run] [-in-memory=false] [-sweep] [-work] [-latency] [-load] [-at-load] [-capacity] [-tls] [-tls-keepalive] [-newconn] [-quick] [-blocks 26] [-for 300ms] [-work-blocks 6] [-sweep-rounds 3] [-n 200000] [-out results] [-docs] [-compare dir]
 //
 // The results model and its rules are package report, the markdown and
 // SVG package render; this command runs the benches and writes the files.
@@ -141,6 +141,7 @@ func main() {
 	// A rate every server and nginx hold on one core (fcgi's new
 	// connections cost about 80 µs: 40 % of its core), and the client too.
 	connRate := flag.Float64("conn-rate", 5000, "with -newconn: new connections a second, one request each")
+	compareDir := flag.String("compare", "", "print the keep-alive ratios to nginx of the run in `directory` (its bench.txt) beside every host recorded under -out's hosts/; nothing is run")
 	force := flag.Bool("force", false, "run even when another process is busy on the pinned CPUs (the report says so)")
 	flag.Parse()
 	if flag.NArg() > 0 {
@@ -168,6 +169,10 @@ func main() {
 	}
 	if *agreeLatencyDirs != "" {
 		printed(render.AgreeLatency(strings.Split(*agreeLatencyDirs, ",")))
+		return
+	}
+	if *compareDir != "" {
+		printed(render.CompareDir(*compareDir, *out))
 		return
 	}
 	if *agreeDirs != "" {
@@ -314,6 +319,9 @@ func main() {
 		log.Fatal(err)
 	}
 	if rep.Clients, err = report.ReadClients(filepath.Join(*out, "clients.json")); err != nil {
+		log.Fatal(err)
+	}
+	if rep.Hosts, err = report.ReadHosts(*out); err != nil {
 		log.Fatal(err)
 	}
 	if err := write(*out, rep); err != nil {

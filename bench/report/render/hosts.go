@@ -1,0 +1,242 @@
+package render
+
+import (
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"hellobench/bench/report"
+)
+
+// HostsSection is every recorded host side by side: each stack's
+// keep-alive CPU per request over nginx's on each, the range over hosts,
+// and which orderings hold on every host.
+func HostsSection(rep report.Report) string {
+	if len(rep.Hosts) == 0 {
+		return "No host recorded (results/hosts/hosts.json lists none).\n"
+	}
+	var b strings.Builder
+	b.WriteString("Each stack's keep-alive CPU per request over nginx's, on each host recorded under results/hosts: " +
+		"the median of the host's invocations, in brackets the lowest and highest bound of their intervals. " +
+		"nginx's own CPU per request is each host's yardstick.\n\n")
+	b.WriteString(hostsTable(rep.Hosts, nil))
+	b.WriteString("\n" + hostsLegend(rep.Hosts) + "\n" + orderings(rep.Hosts) + "\n" + hostsSplit(rep.Hosts))
+	return b.String()
+}
+
+// hostsSplit is the split check of each host's runs that recorded it.
+func hostsSplit(hosts []report.Host) string {
+	var b strings.Builder
+	for i, h := range hosts {
+		for _, r := range h.Runs {
+			if r.Split.Rows > 0 {
+				fmt.Fprintf(&b, "Host %c, %s: %s", 'A'+i, r.Date, splitText(r.Split))
+			}
+		}
+	}
+	if b.Len() == 0 {
+		return "User and kernel time per request: not recorded by any host's runs (read from cgroup v1's cpuacct.usage_user and usage_sys since 2026-12-06).\n"
+	}
+	return b.String()
+}
+
+// hostsTable is a row per stack, a column per host (and the user's run
+// first, where there is one), then the range over hosts.
+func hostsTable(hosts []report.Host, run *report.HostRun) string {
+	var b strings.Builder
+	b.WriteString("| stack |")
+	sep := "|---|"
+	if run != nil {
+		b.WriteString(" this run |")
+		sep += "--:|"
+	}
+	for i := range hosts {
+		fmt.Fprintf(&b, " host %c |", 'A'+i)
+		sep += "--:|"
+	}
+	b.WriteString(" range over hosts |\n" + sep + "--:|\n")
+	b.WriteString("| nginx, µs per request |")
+	if run != nil {
+		b.WriteString(" " + num(run.Nginx.Median, 2) + " |")
+	}
+	glo, ghi := 0.0, 0.0
+	for i, h := range hosts {
+		lo, hi := h.Yardstick()
+		if i == 0 || lo < glo {
+			glo = lo
+		}
+		ghi = max(ghi, hi)
+		b.WriteString(" " + span(lo, hi) + " |")
+	}
+	fmt.Fprintf(&b, " %s (%s) |\n", span(glo, ghi), plural(len(hosts), "host"))
+	for _, r := range report.HostRanges(hosts) {
+		b.WriteString("| " + r.Stack + " |")
+		if run != nil {
+			b.WriteString(" " + hostRatioCell(run.Ratios[r.Stack]) + " |")
+		}
+		for _, h := range hosts {
+			cell := "–"
+			if f, ok := h.Ratio(r.Stack); ok {
+				cell = num(f.Median, 2) + " (" + num(f.Lo, 2) + "–" + num(f.Hi, 2) + ")"
+			}
+			b.WriteString(" " + cell + " |")
+		}
+		fmt.Fprintf(&b, " %s (%d of %d) |\n", span(r.Lo, r.Hi), r.Hosts, len(hosts))
+	}
+	return b.String()
+}
+
+// hostRatioCell is one run's ratio with its interval, or a dash.
+func hostRatioCell(f report.Figure) string {
+	if f.N == 0 {
+		return "–"
+	}
+	return num(f.Median, 2) + " (" + num(f.Lo, 2) + "–" + num(f.Hi, 2) + ")"
+}
+
+// span is a range, or one figure where it is one.
+func span(lo, hi float64) string {
+	if num(lo, 2) == num(hi, 2) {
+		return num(lo, 2)
+	}
+	return num(lo, 2) + "–" + num(hi, 2)
+}
+
+// hostsLegend says what each host is: what its runs recorded of the
+// machine, and "not recorded" for the rest.
+func hostsLegend(hosts []report.Host) string {
+	var b strings.Builder
+	for i, h := range hosts {
+		m := h.Machine
+		dates := []string{}
+		for _, r := range h.Runs {
+			dates = append(dates, r.Date)
+		}
+		fmt.Fprintf(&b, "- **host %c** (`%s`): %s; %s; %s; family %s, model %s, stepping %s, microcode %s; %s; %s: %s.\n",
+			'A'+i, h.Key, orNotRecorded(m.CPU), orNotRecorded(m.Kernel), syscallText(m.SyscallNS),
+			orNotRecorded(m.Family), orNotRecorded(m.Model), orNotRecorded(m.Stepping), orNotRecorded(m.Microcode),
+			mitigationsText(m), plural(len(h.Runs), "invocation"), strings.Join(dates, ", "))
+	}
+	return b.String()
+}
+
+func orNotRecorded(s string) string {
+	if s == "" {
+		return "not recorded"
+	}
+	return s
+}
+
+func syscallText(ns float64) string {
+	if ns == 0 {
+		return "system call cost not recorded"
+	}
+	return "a system call " + num(ns, 0) + " ns"
+}
+
+func mitigationsText(m report.Machine) string {
+	switch {
+	case len(m.Mitigations) > 0:
+		return plural(len(m.Mitigations), "mitigation") + " in force"
+	case m.SyscallNS > 0:
+		return "no mitigation in force"
+	}
+	return "mitigations not recorded"
+}
+
+// orderings says in words which orderings hold on every host by more than
+// the spread across hosts, and which flip.
+func orderings(hosts []report.Host) string {
+	groups, flips := report.Orderings(hosts)
+	if len(groups) == 0 {
+		return "No stack was measured on every host.\n"
+	}
+	var parts []string
+	for _, g := range groups {
+		parts = append(parts, strings.Join(g, ", "))
+	}
+	var b strings.Builder
+	if len(hosts) == 1 {
+		b.WriteString("One host recorded: no ordering can yet be said to hold across hosts.")
+	} else {
+		fmt.Fprintf(&b, "On each of the %d hosts, cheapest first, every interval of a group lies below every one of the next's: %s. "+
+			"Within a group the difference is smaller than the spread across hosts or a host's own interval, and is not a ranking.", len(hosts), strings.Join(parts, " < "))
+	}
+	if len(flips) == 0 {
+		b.WriteString(" No two stacks measured on every host swap places between hosts.")
+	} else {
+		var fs []string
+		for _, f := range flips {
+			fs = append(fs, f[0]+"/"+f[1])
+		}
+		fmt.Fprintf(&b, " Swapping places between hosts: %s.", strings.Join(fs, ", "))
+	}
+	if missing := notEverywhere(hosts); len(missing) > 0 {
+		fmt.Fprintf(&b, " Not measured on every host, so not ordered: %s.", strings.Join(missing, ", "))
+	}
+	return b.String() + "\n"
+}
+
+// notEverywhere is the stacks some host lacks.
+func notEverywhere(hosts []report.Host) []string {
+	var out []string
+	for _, r := range report.HostRanges(hosts) {
+		if r.Hosts < len(hosts) && !slices.Contains(out, r.Stack) {
+			out = append(out, r.Stack)
+		}
+	}
+	return out
+}
+
+// CompareDir is the run in dir (its bench.txt) beside the hosts recorded
+// under the results directory results.
+func CompareDir(dir, results string) (string, error) {
+	file := filepath.Join(dir, "bench.txt")
+	if _, err := os.Stat(file); err != nil {
+		return "", fmt.Errorf("%s holds no run: no bench.txt there (make bench writes one)", dir)
+	}
+	run, m, err := report.ReadHostRun(file)
+	if err != nil {
+		return "", err
+	}
+	hosts, err := report.ReadHosts(results)
+	if err != nil {
+		return "", err
+	}
+	return Compare(run, m, hosts), nil
+}
+
+// Compare is a run's ratios beside every recorded host's, and its split
+// check.
+func Compare(run report.HostRun, m report.Machine, hosts []report.Host) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "This run: %s, %s (host key %s); nginx %s µs per keep-alive request.\n\n", run.Date, orNotRecorded(m.CPU), report.HostKey(m), num(run.Nginx.Median, 2))
+	b.WriteString(hostsTable(hosts, &run))
+	for s := range run.Ratios {
+		if !slices.ContainsFunc(report.HostRanges(hosts), func(r report.HostRange) bool { return r.Stack == s }) {
+			fmt.Fprintf(&b, "| %s | %s |%s\n", s, hostRatioCell(run.Ratios[s]), strings.Repeat(" – |", len(hosts)+1))
+		}
+	}
+	b.WriteString("\n" + hostsLegend(hosts) + "\n" + splitText(run.Split) + "\n")
+	return b.String()
+}
+
+// splitText says whether the run's user and kernel time add up to its
+// total, flagging each benchmark where not.
+func splitText(c report.SplitCheck) string {
+	if c.Rows == 0 {
+		return "User and kernel time: not recorded in this run.\n"
+	}
+	if len(c.Off) == 0 {
+		return fmt.Sprintf("User + kernel time within %s %% of the total in all %s.\n", num(report.SplitTolerance, 0), plural(c.Rows, "benchmark"))
+	}
+	var off []string
+	for _, k := range slices.Sorted(maps.Keys(c.Off)) {
+		off = append(off, fmt.Sprintf("%s (%s %%)", k, num(c.Off[k], 1)))
+	}
+	return fmt.Sprintf("User + kernel time within %s %% of the total in %d of %s; flagged: %s.\n",
+		num(report.SplitTolerance, 0), c.Rows-len(c.Off), plural(c.Rows, "benchmark"), strings.Join(off, ", "))
+}
