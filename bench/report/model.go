@@ -236,10 +236,13 @@ type Report struct {
 	// share, "of=25%"): the CPU per request and its ratio to nginx that
 	// the pick table prices a request at.
 	AtLoad []Point `json:"at_load,omitempty"`
-	// NewConn is make bench-newconn's blocks: every server on a new
+	// NewConn is make bench-load PART=newconn's blocks: every server on a new
 	// connection per request at one fixed rate, beside a reference nginx
 	// at the same rate (Point.Mode is the rate, "rate=5000").
 	NewConn []Point `json:"new_conn,omitempty"`
+	// MinWait is bin/report -min-wait's run: uring below its ceiling with
+	// each of io_uring's minimum waits (AddMinWait).
+	MinWait *MinWait `json:"min_wait,omitempty"`
 	// Repeat is how far the ceilings' ratios to nginx moved between
 	// separate invocations of make bench (ReadRepeat), when there were any.
 	Repeat *Repeat `json:"repeat,omitempty"`
@@ -257,7 +260,7 @@ type Report struct {
 	// Usual is each mode's usual reference speed in the ceilings, CPU µs
 	// per request: the level of the host's speed whose blocks count.
 	Usual map[string]float64 `json:"usual_ref_us_per_req,omitempty"`
-	// Clients is make compare-clients' run, when there is one.
+	// Clients is make compare WHAT=clients' run, when there is one.
 	Clients *bench.ClientsRun `json:"-"`
 	// Hosts is every host recorded under results/hosts (ReadHosts).
 	Hosts []Host `json:"-"`
