@@ -1,8 +1,9 @@
 // Package robust is the robustness suite: every hellobench server, started
 // as a real process pinned to one CPU with GOMAXPROCS=1, against hostile
-// clients and faults. Its tests hold slow-header (slowloris) and slow-read
-// connections, pipeline a great many requests on a connection that never
-// reads, hold many idle keep-alive connections, exhaust the open-file
+// clients and faults. Its tests hold slow-header (slowloris), slow-read and
+// slow-body (R-U-Dead-Yet) connections, pipeline a great many requests on
+// a connection that never reads and on many at once, hold many idle
+// keep-alive connections, exhaust the open-file
 // limit, reset connections mid-request and mid-response and stop a server
 // under load; TestSoak keeps churning keep-alive load on them for minutes
 // and checks that memory, threads and descriptors stay flat.

@@ -30,16 +30,19 @@ const cpu = "0"
 
 // A sizes says how big each test is.
 type sizes struct {
-	slowloris     int           // slow-header connections
-	headerTimeout time.Duration // the servers' header timeout against them
-	slowRead      int           // slow-read connections
-	slowReadFor   time.Duration // how long a bystander is served beside them
-	pipelined     int           // requests pipelined on one connection never read
-	idle          int           // keep-alive connections answered once, then idle
-	flood         int           // connections against an open-file limit of 256
-	floodHold     time.Duration // how long the flood is held; CPU is measured over it
-	resets        int           // connections reset, of each kind
-	load          time.Duration // loadgen's run when SIGTERM comes, a third of the way in
+	slowloris      int           // slow-header connections
+	headerTimeout  time.Duration // the servers' header timeout against them
+	slowRead       int           // slow-read connections
+	slowReadFor    time.Duration // how long a bystander is served beside them
+	slowBody       int           // slow-body connections
+	pipelined      int           // requests pipelined on one connection never read
+	pipeliners     int           // connections pipelining at once, never reading
+	pipelinersHold time.Duration // how long a bystander is served beside them
+	idle           int           // keep-alive connections answered once, then idle
+	flood          int           // connections against an open-file limit of 256
+	floodHold      time.Duration // how long the flood is held; CPU is measured over it
+	resets         int           // connections reset, of each kind
+	load           time.Duration // loadgen's run when SIGTERM comes, a third of the way in
 }
 
 // The quick variant keeps the whole suite well under a minute; full is
@@ -48,14 +51,16 @@ var (
 	quick = sizes{
 		slowloris: 200, headerTimeout: 2 * time.Second,
 		slowRead: 200, slowReadFor: time.Second,
-		pipelined: 10_000, idle: 1_000,
+		slowBody:  200,
+		pipelined: 10_000, pipeliners: 100, pipelinersHold: 2 * time.Second, idle: 1_000,
 		flood: 1_000, floodHold: time.Second / 2,
 		resets: 200, load: 2 * time.Second,
 	}
 	fullSizes = sizes{
 		slowloris: 1_000, headerTimeout: 5 * time.Second,
 		slowRead: 1_000, slowReadFor: 10 * time.Second,
-		pipelined: 100_000, idle: 10_000,
+		slowBody:  1_000,
+		pipelined: 100_000, pipeliners: 1_000, pipelinersHold: 10 * time.Second, idle: 10_000,
 		flood: 1_000, floodHold: 5 * time.Second,
 		resets: 2_000, load: 9 * time.Second,
 	}

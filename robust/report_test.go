@@ -66,7 +66,7 @@ func (r *row) note(msg string) {
 }
 
 // testOrder is the order of the tests in the report.
-var testOrder = []string{"slowloris", "slow read", "pipelined, never read", "idle keep-alive", "fd exhaustion", "resets", "SIGTERM under load", "soak"}
+var testOrder = []string{"slowloris", "slow read", "slow body", "pipelined, never read", "many pipeliners, never read", "idle keep-alive", "fd exhaustion", "resets", "SIGTERM under load", "soak"}
 
 // writeReport writes the rows as markdown to path; "" writes nothing.
 func writeReport(path string, began time.Time) error {
@@ -124,10 +124,27 @@ What each test asserts:
   pipelined responses and reading them 32 bytes a second through a tiny
   receive window. Peak RSS must stay under %[1]s and a client beside them
   is served with no failure.
+- **slow body**: slowhttptest -B opens the connections, each a POST with
+  Content-Length 4096 whose form body comes at most 6 bytes a second, and
+  Connection: close. The server may answer before the body or wait for it,
+  but it must close every one within the header timeout plus 1 s of the
+  last one opening (of slowhttptest's start, if it never held them all at
+  once): a request, body included, gets no longer than its header section.
+  slowhttptest must see all its requests sent and every connection closed
+  by the server; a client beside them is served with no failure, and peak
+  RSS stays under %[1]s.
 - **pipelined, never read**: one connection writes the requests back to back
   and reads nothing until the server stops taking them (or all are sent).
   Peak RSS must stay under %[1]s; then, reading, the backlog drains (every
   response whole) or the server closes the connection, and it still serves.
+- **many pipeliners, never read**: the connections, opened at once, each
+  write up to %[5]d requests back to back and read nothing, with the MSS
+  of an Ethernet path (%[6]d) and small socket buffers, so that the answers
+  back up into the server (its kernel takes about 100 KB a connection), not
+  into loopback's buffers. Peak RSS must stay under %[1]s plus 64 KiB a
+  connection (%[7]s at this size); a client beside them (loadgen -k -c 2,
+  for %[8]s) is served with no failure; once they close, the server's
+  descriptors return to where they were and it serves a new connection.
 - **idle keep-alive**: the connections each send one request and then idle;
   every one must be answered. RSS per connection is the growth of RSS over
   the connections.
@@ -155,7 +172,8 @@ What each test asserts:
   second half may exceed the first half's highest by at most 10%% of RSS and
   2 threads or descriptors.
 
-`, mib(rssBound), fmt.Sprintf("%.0f%%", maxSpin*100), secs(recoverIn), stopWithin)
+`, mib(rssBound), fmt.Sprintf("%.0f%%", maxSpin*100), secs(recoverIn), stopWithin,
+		pipelinedEach, pipelinerMSS, mib(pipelinersBound(size().pipeliners)), size().pipelinersHold)
 }
 
 func table(b *strings.Builder, server string, rs []*row) {

@@ -2,7 +2,9 @@ package robust
 
 import (
 	"fmt"
+	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -104,3 +106,135 @@ func TestSlowRead(t *testing.T) {
 		t.alive(in, "after the slow readers")
 	})
 }
+
+// TestSlowBody holds connections that POST a form body of 4096 bytes and
+// drip it a few bytes a second (slowhttptest -B, R-U-Dead-Yet). A server
+// may answer before the body comes or wait for it, but it must close every
+// one within the header timeout plus 1 s of the last one opening, while a
+// normal client beside them is served.
+func TestSlowBody(t *testing.T) {
+	n, timeout := size().slowBody, size().headerTimeout
+	limit := timeout + time.Second
+	forEach(t, "slow body", fmt.Sprintf("%d connections, header timeout %v", n, timeout), true, func(t *test, tg targets.Target) {
+		in := t.start(tg, targets.Env{HeaderTimeout: timeout, NoFile: 20_000})
+		t.serves(in, 5*time.Second, "before the slow bodies")
+		pid := t.httpPID(in)
+		base := t.files(pid)
+		began := time.Now()
+		// At most 6 bytes a second ("&xx=xx") keeps a per-read idle timeout
+		// from firing and the body from ending: only a bound on the whole
+		// request closes them. -v 4 logs each request sent.
+		sl := t.slowhttptest(in, n, "-B", "-s", "4096", "-i", "1", "-x", "2", "-l", "600", "-v", "4")
+		// slowhttptest opens them in its first second or so (-r n).
+		w := t.watchClose(pid, base, n, bystander(in.URL(), timeout), began.Add(limit+3*time.Second))
+		t.row.add(t, "most held at once", "%d connections", w.most)
+		if why, ok := tg.Lenient["slow body"]; ok {
+			t.lenient(why, func() bool { return w.open > 0 })
+			t.check(w.by)
+			return
+		}
+		t.check(w.by)
+		peak := t.usage(in).Peak
+		t.row.add(t, "peak RSS", "%s", mib(peak))
+		if peak > rssBound {
+			t.Errorf("peak RSS %s, over the bound of %s", mib(peak), mib(rssBound))
+		}
+		if w.open > 0 {
+			t.Fatalf("%d connections still open %s after slowhttptest began (header timeout %v): a body dripped a few bytes a second holds its connection", w.open, secs(w.closed.Sub(began)), timeout)
+		}
+		// The last opened when the server held them all, or, if it never
+		// did (it answers before the body), when slowhttptest began.
+		opened, from := w.full, "the last opening"
+		if opened.IsZero() {
+			opened, from = began, "slowhttptest's start"
+		}
+		took := w.closed.Sub(opened)
+		t.row.add(t, "closed", "all within %s of %s", secs(took), from)
+		if took > limit {
+			t.Errorf("the last slow body closed %s after the last opened, more than the header timeout %v + 1 s", secs(took), timeout)
+		}
+		t.closedAll(sl, n)
+		t.alive(in, "after the slow bodies")
+	})
+}
+
+// byConns are the connections the bystander holds (loadgen -c 2).
+const byConns = 2
+
+// A watch is what watchClose saw of a server's connections.
+type watch struct {
+	by     result    // the bystander's
+	most   int       // the most held beyond the base at once, the bystander's included
+	full   time.Time // when the server first held the slow connections all
+	open   int       // held beyond the base at the end: 0 when all closed
+	closed time.Time // when the last of them closed, or the end
+}
+
+// watchClose samples pid's open descriptors every 20 ms while the
+// bystander runs, and after it until pid holds no more than base or until
+// deadline. The bystander's connections are not counted until 500 ms
+// after it reports, the time to close them; slow are the others.
+func (t *test) watchClose(pid, base, slow int, by <-chan result, deadline time.Time) watch {
+	t.Helper()
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	var w watch
+	var ended time.Time // when the bystander reported
+	for {
+		now, n := time.Now(), t.files(pid)
+		w.most, w.open = max(w.most, n-base), n-base
+		if w.full.IsZero() && n-base >= slow {
+			w.full = now
+		}
+		extra := byConns
+		if !ended.IsZero() && now.Sub(ended) > 500*time.Millisecond {
+			extra = 0
+		}
+		if n > base+extra {
+			w.closed = time.Time{}
+		} else if w.closed.IsZero() {
+			w.closed = now
+		}
+		if !ended.IsZero() && (n <= base || now.After(deadline)) {
+			if n > base {
+				w.closed = now
+			}
+			return w
+		}
+		select {
+		case w.by = <-by:
+			ended = time.Now()
+		case <-tick.C:
+		}
+	}
+}
+
+// closedAll fails unless slowhttptest sent its n requests and ended
+// because the server closed every connection: it checks once a second.
+func (t *test) closedAll(sl *proc.Process, n int) {
+	t.Helper()
+	select {
+	case <-sl.Exited():
+	case <-time.After(3 * time.Second):
+		t.Fatalf("slowhttptest still running 3 s after the server closed its connections")
+	}
+	out := sl.Output().String()
+	sent, end := strings.Count(out, "bytes sent on socket"), exitStatus(out)
+	if sent != n || end != "No open connections left" {
+		t.Errorf("slowhttptest sent %d of %d requests and ended with %q, want every connection closed by the server", sent, n, end)
+	}
+}
+
+// exitStatus returns why slowhttptest ended, as it says, without its
+// colours.
+func exitStatus(out string) string {
+	_, s, ok := strings.Cut(out, "Exit status:")
+	if !ok {
+		return "no exit status"
+	}
+	s, _, _ = strings.Cut(s, "\n")
+	return strings.TrimSpace(ansi.ReplaceAllString(s, ""))
+}
+
+// ansi matches a terminal's colour sequences.
+var ansi = regexp.MustCompile("\x1b\\[[0-9;]*m")
