@@ -305,3 +305,51 @@ func cmpFloat(a, b float64) int {
 	}
 	return 0
 }
+
+// FileHostRun files a make bench's bench.txt under results/hosts: a copy
+// in KEY/DATE/bench.txt, its host's key from the machine it recorded, and
+// a line in the index (a new host, or a run added to its host). Filing
+// the same run again changes nothing.
+func FileHostRun(results, file string) (key string, err error) {
+	run, m, err := ReadHostRun(file)
+	if err != nil {
+		return "", err
+	}
+	key = HostKey(m)
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return "", err
+	}
+	rel := filepath.Join(slug(run.Date), "bench.txt")
+	dst := filepath.Join(results, "hosts", key, rel)
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(dst, b, 0o644); err != nil {
+		return "", err
+	}
+	indexFile := filepath.Join(results, HostsIndex)
+	var index struct {
+		Hosts []hostEntry `json:"hosts"`
+	}
+	if ib, err := os.ReadFile(indexFile); err == nil {
+		if err := json.Unmarshal(ib, &index); err != nil {
+			return "", fmt.Errorf("%s: %v", indexFile, err)
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return "", err
+	}
+	i := slices.IndexFunc(index.Hosts, func(e hostEntry) bool { return e.Key == key })
+	if i < 0 {
+		index.Hosts = append(index.Hosts, hostEntry{Key: key})
+		i = len(index.Hosts) - 1
+	}
+	if !slices.Contains(index.Hosts[i].Runs, filepath.ToSlash(rel)) {
+		index.Hosts[i].Runs = append(index.Hosts[i].Runs, filepath.ToSlash(rel))
+	}
+	out, err := json.MarshalIndent(index, "", "  ")
+	if err != nil {
+		return "", err
+	}
+	return key, os.WriteFile(indexFile, append(out, '\n'), 0o644)
+}

@@ -137,3 +137,35 @@ func TestOrderingsWithinInterval(t *testing.T) {
 		t.Errorf("groups %v flips %v, want %v and none", groups, flips, want)
 	}
 }
+
+// TestFileHostRun files a recorded run (12-04 22:43, from git show
+// 3e36f20:results/bench.txt) under its host's key, reads it back, and
+// files it again without a second entry.
+func TestFileHostRun(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join("render", "testdata", "compare-1204", "bench.txt")
+	for range 2 {
+		key, err := FileHostRun(dir, file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if key != "amd-epyc_linux-6.18.44-fc-v1272_mitigations-not-recorded" {
+			t.Errorf("key %s", key)
+		}
+	}
+	hosts, err := ReadHosts(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hosts) != 1 || len(hosts[0].Runs) != 1 || hosts[0].Runs[0].Date != "2026-12-04 22:43 UTC" {
+		t.Fatalf("hosts %+v, want one host of one run, 2026-12-04 22:43 UTC", hosts)
+	}
+	want, _ := os.ReadFile(file)
+	got, err := os.ReadFile(filepath.Join(dir, "hosts", hosts[0].Key, "2026-12-04-22-43-utc", "bench.txt"))
+	if err != nil || string(got) != string(want) {
+		t.Errorf("the filed copy differs from the run (%v)", err)
+	}
+	if _, err := FileHostRun(dir, filepath.Join(dir, "none", "bench.txt")); err == nil {
+		t.Error("filing a missing run succeeded")
+	}
+}
