@@ -219,6 +219,14 @@ func main() {
 		if err := runAll(root, benchFile, *quick, forced, blockCount(*quick, *blocks), ceilingCommands(*quick, *inMemory, *rounds, *blocks, *each)); err != nil {
 			fatal(err)
 		}
+		// A full run joins its host's record; a smoke run does not.
+		if !*quick {
+			key, err := report.FileHostRun(*out, benchFile)
+			if err != nil {
+				log.Fatal(err)
+			}
+			log.Printf("filed under %s", filepath.Join(*out, "hosts", key))
+		}
 	}
 	if *sweep {
 		if err := runAll(root, sweepFile, false, forced, *sweepRounds, sweepCommands(*sweepRounds, *sweepN)); err != nil {
