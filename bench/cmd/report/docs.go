@@ -36,6 +36,7 @@ var documents = []document{
 		"costs-why":       render.CostsWhy,
 		"costs-readiness": render.CostsReadiness,
 		"costs-tls":       render.TLSCosts,
+		"costs-minwait":   render.MinWaitCosts,
 	}},
 }
 
@@ -57,6 +58,8 @@ func beginMarker(name string) string {
 		from = "make bench-tls writes it from results/results.json"
 	case "newconn":
 		from = "bin/report -newconn writes it from results/results.json"
+	case "costs-minwait":
+		from = "bin/report -min-wait writes it from results/results.json"
 	case "hosts":
 		from = "bin/report writes it from results/hosts"
 	}

@@ -5,7 +5,7 @@
 //
 // Usage:
 //
-//	report [-run] [-in-memory=false] [-sweep] [-work] [-latency] [-load] [-at-load] [-capacity] [-tls] [-tls-keepalive] [-newconn] [-quick] [-blocks 26] [-for 300ms] [-work-blocks 6] [-sweep-rounds 3] [-n 200000] [-out results] [-docs] [-compare dir]
+//	report [-run] [-in-memory=false] [-sweep] [-work] [-latency] [-load] [-at-load] [-capacity] [-tls] [-tls-keepalive] [-newconn] [-min-wait] [-quick] [-blocks 26] [-for 300ms] [-work-blocks 6] [-sweep-rounds 3] [-n 200000] [-out results] [-docs] [-compare dir]
 //
 // The results model and its rules are package report, the markdown and
 // SVG package render; this command runs the benches and writes the files.
@@ -32,7 +32,9 @@
 // blocks, into tls-keepalive.txt (-tls-keepalive runs only those); with
 // -newconn every server and nginx on a new connection per request at
 // -conn-rate beside a reference nginx at the same rate, in
-// -newconn-blocks blocks, into newconn.txt.
+// -newconn-blocks blocks, into newconn.txt; with -min-wait uring at a
+// quarter of its ceiling with each of io_uring's -min-waits, in
+// -min-wait-blocks blocks, into minwait.txt.
 // Without
 // them it renders what those files hold. Both files are standard `go test
 // -bench` output, with the date and conditions of the run in comment lines:
@@ -138,6 +140,11 @@ func main() {
 	newConnRun := flag.Bool("newconn", false, "run every server and nginx on a new connection per request at -conn-rate, beside a reference nginx at the same rate, in -newconn-blocks blocks, into newconn.txt first")
 	// As the ceilings': only the host's usual level counts, about half the blocks.
 	newConnBlocks := flag.Int("newconn-blocks", 26, "with -newconn: blocks, each running every server once, in its own order")
+	minWaitRun := flag.Bool("min-wait", false, "run uring at a quarter of its keep-alive ceiling (ceilings as -latency takes them) with each of -min-waits, in -min-wait-blocks blocks, into minwait.txt first")
+	// Two Williams designs of the five waits: each wait in every position
+	// of a block, and after every other, twice.
+	minWaitBlocks := flag.Int("min-wait-blocks", 20, "with -min-wait: blocks, each running every wait once, in its own order")
+	minWaits := flag.String("min-waits", "0,25us,50us,100us,200us", "with -min-wait: io_uring's minimum waits uring is run with (its -min-wait)")
 	// A rate every server and nginx hold on one core (fcgi's new
 	// connections cost about 80 µs: 40 % of its core), and the client too.
 	connRate := flag.Float64("conn-rate", 5000, "with -newconn: new connections a second, one request each")
@@ -190,7 +197,7 @@ func main() {
 	// keep no partial output.
 	proc.Handle("report", 5*time.Second, removePartial)
 	var forced string
-	if *run || *sweep || *scaleRun || *workRun || *latencyRun || *loadRun || *atLoadRun || *capacityRun || *tlsRun || *tlsKeepAliveRun || *tlsHandshakeRun || *newConnRun {
+	if *run || *sweep || *scaleRun || *workRun || *latencyRun || *loadRun || *atLoadRun || *capacityRun || *tlsRun || *tlsKeepAliveRun || *tlsHandshakeRun || *newConnRun || *minWaitRun {
 		cfg, err := bench.DefaultConfig()
 		if err != nil {
 			log.Fatal(err)
@@ -309,6 +316,19 @@ func main() {
 		}
 	}
 
+	if *minWaitRun {
+		from := benchFile
+		if *ceilingsFrom != "" {
+			from = *ceilingsFrom
+		}
+		if *minWaitBlocks < 1 {
+			log.Fatal("-min-wait-blocks must be positive")
+		}
+		if err := runMinWait(root, filepath.Join(*out, "minwait.txt"), from, *quick, forced, *minWaitBlocks, *minWaits); err != nil {
+			fatal(err)
+		}
+	}
+
 	if *latencyRun {
 		from := benchFile
 		if *ceilingsFrom != "" {
@@ -322,6 +342,9 @@ func main() {
 	rep, err := report.Read(map[string]string{"ceilings": benchFile, "sweep": sweepFile, "scale": scaleFile, "work": workFile, "latency": latencyFile, "load": loadFile, "readiness": readinessFile, "tls": tlsFile, "tls-keepalive": tlsKeepAliveFile, "tls-handshake": tlsHandshakeFile, "atload": atLoadFile, "capacity": capacityFile, "newconn": newConnFile})
 	if err != nil {
 		log.Fatalf("%v: run with -run, -sweep, -scale, -work, -latency, -load, -at-load, -capacity, -readiness, -tls, -tls-keepalive, -tls-handshakes or -newconn", err)
+	}
+	if err := report.AddMinWait(&rep, filepath.Join(*out, "minwait.txt")); err != nil {
+		log.Fatal(err)
 	}
 	if rep.Repeat, err = report.ReadRepeat(rep, *out); err != nil {
 		log.Fatal(err)

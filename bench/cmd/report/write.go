@@ -48,6 +48,7 @@ func write(dir string, rep report.Report) error {
 		"work.svg":     render.WorkSVG(rep),
 		"latency.svg":  render.LatencySVG(rep),
 		"load.svg":     render.LoadSVG(rep),
+		"minwait.svg":  render.MinWaitSVG(rep),
 	}
 	for name, text := range files {
 		path := filepath.Join(dir, name)
