@@ -101,7 +101,7 @@ type ClientSpec struct {
 	parse func(out []byte) (Stats, error)
 }
 
-// Clients is the clients table, in the order a compare-clients round runs
+// Clients is the clients table, in the order a make compare WHAT=clients round runs
 // them by default.
 var Clients = []ClientSpec{
 	{Name: "loadgen", Binary: "loadgen", Built: "go build ./bench/cmd/loadgen (the harness builds it)", parse: parseLoadgen},

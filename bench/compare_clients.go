@@ -1,6 +1,6 @@
 package bench
 
-// make compare-clients: every HTTP/1.1 load generator of the clients table
+// make compare WHAT=clients: every HTTP/1.1 load generator of the clients table
 // at hand against one server, round after round, to see what each costs
 // per request and how its rate compares with wrk's.
 
@@ -81,7 +81,7 @@ func checkList(flag string, list, known []string) error {
 	return nil
 }
 
-// A ClientsRun is one make compare-clients run.
+// A ClientsRun is one make compare WHAT=clients run.
 type ClientsRun struct {
 	Date        string       `json:"date"` // UTC, "2006-01-02 15:04 MST"
 	Server      string       `json:"server"`

@@ -8,7 +8,7 @@ import (
 )
 
 // The figures as text, one way for every table: the report's, compare's
-// and compare-clients'.
+// and make compare WHAT=clients'.
 
 // Num formats v with prec decimals, grouping thousands with a thin space
 // from 10 000 up.

@@ -56,7 +56,7 @@ func Bench(b *testing.B, serve func(net.Listener) error, req []byte, keepAlive b
 // Guard measures a server loop with its framing guard and without it, as
 // two sub-benchmarks of Bench's keep-alive loop, guard=on and guard=off,
 // for benchstat -col /guard. serve serves l, guarded or bare as main does
-// with and without -bare. (make compare-guards runs the two in turns, each
+// with and without -bare. (make compare WHAT=guards runs the two in turns, each
 // in its own process: a benchmark's -count rounds run back to back, and
 // the second of two runs in a process measured slower.)
 func Guard(b *testing.B, serve func(l net.Listener, guarded bool) error, req []byte) {

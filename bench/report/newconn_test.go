@@ -2,7 +2,7 @@ package report
 
 import "testing"
 
-// TestNewConn checks make bench-newconn's blocks: each server's CPU per
+// TestNewConn checks make bench-load PART=newconn's blocks: each server's CPU per
 // request on a new connection per request at the run's rate, its ratio to
 // nginx taken block by block against the reference beside it, a block in
 // which it did not hold the rate left out, and the machine line's

@@ -35,7 +35,7 @@ func ReadReports(dirs []string) ([]Report, error) {
 	return reps, nil
 }
 
-// ReadClients reads make compare-clients' results, if there are any.
+// ReadClients reads make compare WHAT=clients' results, if there are any.
 func ReadClients(file string) (*bench.ClientsRun, error) {
 	b, err := os.ReadFile(file)
 	if os.IsNotExist(err) {

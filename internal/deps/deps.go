@@ -18,9 +18,9 @@ type Program struct {
 var Programs = []Program{
 	{"curl", "curl", "conformance: a real client"},
 	{"ab", "apache2-utils", "conformance and bench/loadgen: a real client, and the report loadgen copies"},
-	{"wrk", "wrk", "conformance, bench: a real client; make compare-gnet, compare-clients"},
-	{"h2load", "nghttp2-client", "bench: make compare-clients"},
-	{"hey", "hey", "bench: make compare-clients"},
+	{"wrk", "wrk", "conformance, bench: a real client; make compare WHAT=gnet|clients"},
+	{"h2load", "nghttp2-client", "bench: make compare WHAT=clients"},
+	{"hey", "hey", "bench: make compare WHAT=clients"},
 	{"slowhttptest", "slowhttptest", "robust: slowloris and slow reads"},
 	{"lighttpd", "lighttpd", "the fcgi server's front and the lighttpd-static reference"},
 	{"/usr/lib/lighttpd/mod_openssl.so", "lighttpd-mod-openssl", "the fcgi server's HTTPS: lighttpd's TLS module"},

@@ -54,7 +54,7 @@ type sizes struct {
 	scanCount int    // runs of BenchmarkScan
 }
 
-// full is make compare-guards; quick only proves that every part runs.
+// full is make compare WHAT=guards; quick only proves that every part runs.
 var (
 	full = sizes{
 		versus:    bench.VersusConfig{Client: "loadgen", Mode: bench.KeepAlive, Connections: 50, Duration: 3 * time.Second, Rounds: 7, Pairs: true},

@@ -45,7 +45,7 @@ func beginMarker(name string) string {
 	from := "make bench writes it from results/results.json"
 	switch name {
 	case "clients":
-		from = "make compare-clients writes it from results/clients.json"
+		from = "make compare WHAT=clients writes it from results/clients.json"
 	case "work":
 		from = "make bench-work writes it from results/results.json"
 	case "latency":

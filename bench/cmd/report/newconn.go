@@ -5,7 +5,7 @@ import (
 	"slices"
 )
 
-// newConnCommands are make bench-newconn's blocks: in each, every server
+// newConnCommands are make bench-load PART=newconn's blocks: in each, every server
 // and reference on a new connection per request at rate, in the block's
 // order, beside a reference nginx at the same rate (BenchmarkNewConn).
 // -quick holds nethttp and nginx for one short block.

@@ -9,7 +9,7 @@ import (
 	"hellobench/bench/report"
 )
 
-// ClientsTable is make compare-clients' run: each client's CPU per request
+// ClientsTable is make compare WHAT=clients' run: each client's CPU per request
 // against wrk's, by mode. The check of the server's CPU under each client
 // against under loadgen is a column only where the run recorded it.
 func ClientsTable(rep report.Report) string {

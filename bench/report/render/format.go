@@ -56,7 +56,7 @@ func orNone(v string) string {
 }
 
 // The figures' text is package bench's, shared with compare and
-// compare-clients; the rest of this file is the report's own.
+// make compare WHAT=clients; the rest of this file is the report's own.
 var (
 	num       = bench.Num
 	spread    = bench.FormatFigure
