@@ -153,10 +153,12 @@ bench-latency: build deps ## latency and GC pauses at fixed rates, ~20 min; docs
 # capacity.txt, which replaces load.txt's search); at-load: the blocks at a
 # quarter of each ceiling beside a reference nginx alone; newconn, which
 # the whole run leaves out: every server on a new connection per request at
-# a fixed rate, beside a reference nginx (docs/ceilings.md), no AGAIN.
-bench-load: build deps ## CPU below the ceiling, rate in p99 5 ms, ~35 min; PART=at-load|capacity|newconn
-	$(call part,at-load capacity newconn)
-	$(if $(and $(AGAIN),$(filter newconn,$(PART))),$(error make bench-load PART=newconn takes no AGAIN))
+# a fixed rate, beside a reference nginx (docs/ceilings.md); min-wait,
+# which it leaves out too: uring at a quarter of its ceiling with each of
+# io_uring's minimum waits (bench/COSTS.md). Neither takes AGAIN.
+bench-load: build deps ## CPU and p99 below the ceiling, ~35 min; PART=at-load|capacity|newconn|min-wait
+	$(call part,at-load capacity newconn min-wait)
+	$(if $(and $(AGAIN),$(filter newconn min-wait,$(PART))),$(error make bench-load PART=$(PART) takes no AGAIN))
 	bin/report $(RUNFLAGS) -$(or $(PART),load) $(call out,load-,$(shares))
 	$(call agree,load-,-agree-load,load-agreement.md)
 

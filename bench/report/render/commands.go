@@ -26,6 +26,7 @@ var runs = map[string][2]string{
 	"tls-keepalive": {"make bench-tls", "PART=keepalive"},
 	"tls-handshake": {"make bench-tls", "PART=handshakes"},
 	"newconn":       {"make bench-load PART=newconn", ""},
+	"minwait":       {"make bench-load PART=min-wait", ""},
 }
 
 // CommandList is REPORT.md's list of the go test commands of each section
