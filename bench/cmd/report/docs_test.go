@@ -141,25 +141,33 @@ func allowed(line string) bool {
 	return false
 }
 
-// link matches a markdown link's target that is a path, not a URL or an
-// anchor of the same page.
-var link = regexp.MustCompile(`\]\(([^)#:\s]+)(#[^)]*)?\)`)
-
-// TestLinks checks that every relative link of the README and the pages
-// under docs/ names a file that exists, from the page's own folder: a page
-// moved or renamed breaks here, not in a reader's browser.
+// TestLinks checks every relative link of the pages a reader reads (the
+// README, docs/, bench/COSTS.md, results/*.md): the file it names exists,
+// from the page's own folder, and so does the heading its anchor names. A
+// page moved, renamed or retitled breaks here, not in a reader's browser.
 func TestLinks(t *testing.T) {
-	pages, _ := filepath.Glob(filepath.Join(root, "docs", "*.md"))
-	for _, page := range append(pages, filepath.Join(root, "README.md"), filepath.Join(root, "bench", "COSTS.md")) {
-		b, err := os.ReadFile(page)
-		if err != nil {
-			t.Fatal(err)
+	for _, p := range readPages(t) {
+		for _, e := range brokenLinks(p, openRoot) {
+			t.Error(e)
 		}
-		name, _ := filepath.Rel(root, page)
-		for _, m := range link.FindAllStringSubmatch(string(b), -1) {
-			if _, err := os.Stat(filepath.Join(filepath.Dir(page), m[1])); err != nil {
-				t.Errorf("%s: a link to %s, which does not exist", name, m[1])
-			}
+	}
+}
+
+// TestPageTargets checks that every make target the pages name is one
+// make help lists, and every PART= or WHAT= one its target takes.
+func TestPageTargets(t *testing.T) {
+	known, tools := knownTargets(t), makeTools(t)
+	for _, p := range readPages(t) {
+		for _, e := range unknownTargets(p, known, tools) {
+			t.Error(e)
 		}
+	}
+}
+
+// TestTablesAgree checks that two tables of the pages under one heading
+// and caption never show one column and row label with different figures.
+func TestTablesAgree(t *testing.T) {
+	for _, e := range disagreements(readPages(t)) {
+		t.Error(e)
 	}
 }

@@ -178,8 +178,13 @@ func unknownTargets(p page, known makeTargets, tools []string) []string {
 			}
 			for _, a := range strings.Fields(m[1] + " " + m[3]) {
 				name, value, _ := strings.Cut(a, "=")
-				if words, fixed := vars[name]; fixed && !slices.Contains(words, value) {
-					errs = append(errs, fmt.Sprintf("%s: make %s %s: %s takes %s", p.path, target, a, name, strings.Join(words, "|")))
+				words, fixed := vars[name]
+				// PART=a|b names each of a and b.
+				for _, v := range strings.Split(value, "|") {
+					if fixed && !slices.Contains(words, v) {
+						errs = append(errs, fmt.Sprintf("%s: make %s %s: %s takes %s", p.path, target, a, name, strings.Join(words, "|")))
+						break
+					}
 				}
 			}
 		}
@@ -373,7 +378,7 @@ func TestUnknownTargetsFails(t *testing.T) {
 		"  AGAIN=N          once more\n  variables        CPU=0\n"
 	known := parseHelp(help, []string{"nethttp", "nginx"})
 	p := page{"docs/x.md", "`make bench-tls AGAIN=2 PART=keepalive` and `make FORCE=1 bench` and `make serve-nginx TLS=1`, `make\nbin/loadgen`;\n" +
-		"the stacks make more calls; make bench-tls-again runs it; `make serve-fasthttp`\n```\nmake bench-tls PART=rsa\nmake help\n```\n"}
+		"the stacks make more calls; make bench-tls-again runs it; `make serve-fasthttp`; `make bench-tls PART=keepalive|handshakes`\n```\nmake bench-tls PART=rsa\nmake help\n```\n"}
 	got := unknownTargets(p, known, []string{"loadgen"})
 	want := []string{
 		"docs/x.md: make bench-tls PART=rsa: PART takes keepalive|handshakes",
