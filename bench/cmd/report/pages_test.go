@@ -154,7 +154,7 @@ func parseHelp(help string, names []string) makeTargets {
 
 // makeCall matches make and what follows it on the line: variables and
 // a target.
-var makeCall = regexp.MustCompile(`\bmake((?:\s+[A-Z_]+=\S*)*)\s+([a-zA-Z][a-zA-Z0-9/_.%-]*[a-zA-Z0-9])((?:\s+[A-Z_]+=[^\s` + "`" + `]*)*)`)
+var makeCall = regexp.MustCompile(`\bmake((?:\s+[A-Z_]+=\S*)*)\s+([a-zA-Z][a-zA-Z0-9/_.%-]*[a-zA-Z0-9])((?:\s+[A-Z_]+=[^\s()` + "`" + `]*)*)`)
 
 // unknownTargets returns an error line for every make target p names that
 // known lacks, and for every PART= or WHAT= word its target does not take.
@@ -177,7 +177,7 @@ func unknownTargets(p page, known makeTargets, tools []string) []string {
 				continue
 			}
 			for _, a := range strings.Fields(m[1] + " " + m[3]) {
-				name, value, _ := strings.Cut(a, "=")
+				name, value, _ := strings.Cut(strings.TrimRight(a, ".,;:"), "=")
 				words, fixed := vars[name]
 				// PART=a|b names each of a and b.
 				for _, v := range strings.Split(value, "|") {
@@ -378,7 +378,7 @@ func TestUnknownTargetsFails(t *testing.T) {
 		"  AGAIN=N          once more\n  variables        CPU=0\n"
 	known := parseHelp(help, []string{"nethttp", "nginx"})
 	p := page{"docs/x.md", "`make bench-tls AGAIN=2 PART=keepalive` and `make FORCE=1 bench` and `make serve-nginx TLS=1`, `make\nbin/loadgen`;\n" +
-		"the stacks make more calls; make bench-tls-again runs it; `make serve-fasthttp`; `make bench-tls PART=keepalive|handshakes`\n```\nmake bench-tls PART=rsa\nmake help\n```\n"}
+		"the stacks make more calls; make bench-tls-again runs it; `make serve-fasthttp`; `make bench-tls PART=keepalive|handshakes`; (make bench-tls PART=handshakes), make bench-tls PART=keepalive.\n```\nmake bench-tls PART=rsa\nmake help\n```\n"}
 	got := unknownTargets(p, known, []string{"loadgen"})
 	want := []string{
 		"docs/x.md: make bench-tls PART=rsa: PART takes keepalive|handshakes",
