@@ -59,7 +59,7 @@ func beginMarker(name string) string {
 	case "newconn":
 		from = "bin/report -newconn writes it from results/results.json"
 	case "costs-minwait":
-		from = "bin/report -min-wait writes it from results/results.json"
+		from = "make bench-load PART=min-wait writes it from results/results.json"
 	case "hosts":
 		from = "bin/report writes it from results/hosts"
 	}

@@ -28,6 +28,7 @@ var reportParts = []render.Part{
 	{From: []string{"readiness"}, Title: "What the readiness model costs over io_uring (make bench-readiness)", Render: render.CostsReadiness},
 	{From: []string{"tls", "tls-keepalive", "tls-handshake"}, Title: "What TLS and HTTP/2 cost (make bench-tls)", Render: render.TLSCosts},
 	{From: []string{"newconn"}, Title: "A new connection per request at a fixed rate (bin/report -newconn)", Render: render.NewConnTable},
+	{From: []string{report.MinWaitSection}, Title: "What waiting for a batch buys below the ceiling (make bench-load PART=min-wait)", Render: render.MinWaitPart},
 	{From: []string{"ceilings"}, Title: "Every host side by side", Render: render.HostsSection},
 }
 

@@ -9,9 +9,15 @@ import (
 )
 
 // MinWaitCosts is bench/COSTS.md's section on io_uring's minimum wait
-// (bin/report -min-wait): the run's table, what it shows, its chart
-// (results/minwait.svg) and its source; empty without the run.
-func MinWaitCosts(rep report.Report) string {
+// (make bench-load PART=min-wait), its chart in results/.
+func MinWaitCosts(rep report.Report) string { return minWait(rep, "../results/minwait.svg") }
+
+// MinWaitPart is REPORT.md's part on io_uring's minimum wait.
+func MinWaitPart(rep report.Report) string { return minWait(rep, "minwait.svg") }
+
+// minWait is the min-wait run's table, what it shows, its chart (at
+// chart) and its source; empty without the run.
+func minWait(rep report.Report, chart string) string {
 	mw := rep.MinWait
 	if mw == nil || len(mw.Rows) == 0 {
 		return ""
@@ -35,8 +41,8 @@ func MinWaitCosts(rep report.Report) string {
 			waitText(r.WaitUS), spread(r.CPU, 2), versus(r.VsNone), spread(r.P50, 0), spread(r.P99, 0), held)
 	}
 	b.WriteString("\n" + minWaitVerdict(rep) + "\n\n")
-	fmt.Fprintf(&b, "![%s's CPU per request with each minimum wait](../results/minwait.svg)\n\n", mw.Server)
-	fmt.Fprintf(&b, "_`bin/report -min-wait`, %s, %s on %s, the waits in each block's own order; each cell is %s, a ratio taken block by block, "+
+	fmt.Fprintf(&b, "![%s's CPU per request with each minimum wait](%s)\n\n", mw.Server, chart)
+	fmt.Fprintf(&b, "_`make bench-load PART=min-wait`, %s, %s on %s, the waits in each block's own order; each cell is %s, a ratio taken block by block, "+
 		"over the blocks in which the server held the rate (within 1 %%)._\n", s.Date, plural(s.Rounds, "block"), s.Machine.CPU, interval(s.Rounds))
 	return b.String()
 }
