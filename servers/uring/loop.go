@@ -121,6 +121,8 @@ type loop struct {
 	listening bool          // the listening socket is open
 	acceptAt  time.Duration // when to arm the accept again after an error
 	backoff   time.Duration // the wait before that, doubled per error
+	acceptErr unix.Errno    // the accept error last logged
+	acceptLog time.Duration // when
 	drainFrom time.Duration // when the drain began; -1: not draining
 	drainIdle time.Duration // when the drain last closed idle connections
 
@@ -371,10 +373,7 @@ func (l *loop) accepted(q uring.CQE) {
 		l.acceptFailed(unix.Errno(-q.Res))
 		return
 	}
-	if l.backoff > 0 {
-		log.Printf("uring: accepting again")
-		l.backoff = 0
-	}
+	l.backoff = 0
 	if !l.accepting && l.listening {
 		l.accept()
 	}
@@ -389,13 +388,16 @@ func (l *loop) accepted(q uring.CQE) {
 
 // acceptFailed arms the accept again after a wait that doubles with each
 // error, from 10 ms to 1 s: a loop out of descriptors waits for some to
-// close, it does not spin. The first error of a run is logged.
+// close, it does not spin. An error is logged when it differs from the
+// last one logged, or a minute after it: a loop at its open-file limit
+// fails and recovers many times a second.
 func (l *loop) acceptFailed(err unix.Errno) {
 	if err == unix.ECANCELED || !l.listening {
 		return
 	}
-	if l.backoff == 0 {
-		log.Printf("uring: accept: %v; retrying, from every 10 ms to every second", err)
+	if err != l.acceptErr || l.now-l.acceptLog >= time.Minute {
+		log.Printf("uring: accept: %v; armed again after 10 ms, doubling to 1 s while it fails", err)
+		l.acceptErr, l.acceptLog = err, l.now
 	}
 	l.backoff = min(max(2*l.backoff, 10*time.Millisecond), time.Second)
 	l.acceptAt = l.now + l.backoff
