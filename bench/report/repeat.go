@@ -20,6 +20,9 @@ type Repeat struct {
 	// the invocations, relative to their median, and Server whose it is.
 	Moved  float64 `json:"moved_half_range"`
 	Server string  `json:"server"`
+	// Hosts is how many hosts (HostKey) the invocations ran on: a ratio
+	// that moved between hosts may move again on the reader's.
+	Hosts int `json:"hosts"`
 }
 
 // Act is the smallest difference between two stacks' ratios worth acting
@@ -61,7 +64,9 @@ func repeatOf(rep Report, others []Report) (*Repeat, error) {
 		return nil, nil
 	}
 	r := &Repeat{Dates: []string{rep.Sections["ceilings"].Date}, AA: twin.CPUVsNginx.HalfWidth()}
+	hosts := map[string]bool{HostKey(rep.Machine): true}
 	for i, o := range others {
+		hosts[HostKey(o.Machine)] = true
 		s, ok := o.Sections["ceilings"]
 		if !ok {
 			return nil, fmt.Errorf("invocation %d of make bench: no ceilings", i+2)
@@ -86,6 +91,7 @@ func repeatOf(rep Report, others []Report) (*Repeat, error) {
 			r.Moved, r.Server = moved, p.Server
 		}
 	}
+	r.Hosts = len(hosts)
 	if math.IsInf(r.AA, 0) {
 		return nil, nil
 	}

@@ -25,7 +25,9 @@ func TestReadRepeat(t *testing.T) {
 		t.Fatalf("no other invocation: %+v, %v; want nil", r, err)
 	}
 	for i, v := range []float64{2.00, 1.95} {
+		// The second on another kernel: another host.
 		o := Report{Sections: map[string]Section{"ceilings": {Date: "2026-12-04 1" + string(rune('0'+i)) + ":00 UTC"}},
+			Machine:  Machine{Kernel: "Linux 6." + string(rune('1'+i))},
 			Ceilings: []Point{ka("nethttp", v, v, v), ka("gnet", 0.92, 0.92, 0.92), ka(Twin, 1, 1, 1)}}
 		dir := filepath.Join(out, "again", string(rune('2'+i)))
 		if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -45,7 +47,7 @@ func TestReadRepeat(t *testing.T) {
 		t.Fatalf("ReadRepeat: %+v, %v", r, err)
 	}
 	// nethttp's medians 1.90, 2.00, 1.95: half the range 0.05 over 1.95.
-	if len(r.Dates) != 3 || !near(r.AA, 0.01) || r.Server != "nethttp" || !near(r.Moved, 0.05/1.95) || !near(r.Act(), 0.01+0.05/1.95) {
-		t.Errorf("repeat %+v: want 3 dates, A/A 0.01, nethttp moved 0.0256", r)
+	if len(r.Dates) != 3 || r.Hosts != 3 || !near(r.AA, 0.01) || r.Server != "nethttp" || !near(r.Moved, 0.05/1.95) || !near(r.Act(), 0.01+0.05/1.95) {
+		t.Errorf("repeat %+v: want 3 dates on 3 hosts, A/A 0.01, nethttp moved 0.0256", r)
 	}
 }

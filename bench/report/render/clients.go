@@ -37,7 +37,7 @@ func ClientsTable(rep report.Report) string {
 			versus(r.CPUVsWrk), spread(r.Segments, 2), spread(r.ReqPerSec, 0), versus(r.RateVsWrk), spread(r.ServerCPU, 2), pct(r.Busy),
 			vsLoadgen, bench.Label(run.Connections, r.Busy.Median, r.ClientBusy.Median))
 	}
-	fmt.Fprintf(&b, "\n_`make compare-clients`, %s, against %s with %d connections, %d rounds of %.0f s per mode in changing orders; %s",
+	fmt.Fprintf(&b, "\n_`make compare WHAT=clients`, %s, against %s with %d connections, %d rounds of %.0f s per mode in changing orders; %s",
 		run.Date, run.Server, run.Connections, run.Rounds, run.Duration, interval(run.Rounds))
 	if check {
 		b.WriteString("; the server's CPU against loadgen's rounds only where the server was 97 % busy under both._\n")

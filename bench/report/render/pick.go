@@ -238,8 +238,12 @@ func actLine(rep report.Report, docs string) string {
 		return where + "\n"
 	}
 	first, last := slices.Min(r.Dates), slices.Max(r.Dates)
-	return fmt.Sprintf("%s A difference under %.0f %% between two stacks is not worth acting on: the A/A twin's interval is ±%.1f %%, and a ratio to nginx moved by up to ±%.1f %% (%s) over %d invocations of make bench, %s to %s.\n",
-		where, math.Ceil(100*r.Act()), 100*r.AA, 100*r.Moved, r.Server, len(r.Dates), first, last)
+	on := ""
+	if r.Hosts > 1 {
+		on = fmt.Sprintf(" on %d hosts", r.Hosts)
+	}
+	return fmt.Sprintf("%s A difference under %.0f %% between two stacks is not worth acting on: the A/A twin's interval is ±%.1f %%, and a ratio to nginx moved by up to ±%.1f %% (%s) over %d invocations of make bench%s, %s to %s.\n",
+		where, math.Ceil(100*r.Act()), 100*r.AA, 100*r.Moved, r.Server, len(r.Dates), on, first, last)
 }
 
 // runsLine names the runs the pick table comes from, in one line.
