@@ -38,8 +38,8 @@ type phase uint8
 
 const (
 	phaseIdle    phase = iota // between requests (or none yet): idle timeout
-	phaseRequest              // a request's header section has started: header timeout
-	phaseBody                 // reading a body: header timeout, renewed as it streams
+	phaseRequest              // a request has started: header timeout, from its first byte
+	phaseBody                 // reading its body: the same timeout, not renewed
 	phaseWait                 // its answer is worked on off the loop (work.go): no timeout, nothing read
 	phaseFlush                // last response still being written
 	phaseLinger               // last response sent, write side shut
@@ -210,18 +210,21 @@ func (s *server) OnTraffic(c gnet.Conn) gnet.Action {
 		cs.phase = phaseFlush
 		cs.deadline = l.now + s.idleTimeout // for a client that does not read
 		s.flushed(cs)
-	case cs.p.InBody():
-		cs.phase = phaseBody
-		cs.deadline = l.now + s.headerTimeout
 	case cs.p.Idle() && n == len(in):
 		cs.used = true
 		cs.phase = phaseIdle
 		cs.deadline = l.now + s.idleTimeout
-	default: // part of a header section; its clock starts with its first byte
-		if cs.phase != phaseRequest || served > 0 {
+	default:
+		// A request's clock starts with its first byte and runs until it
+		// is read whole, body included: a body dripped slowly does not
+		// renew it.
+		if (cs.phase != phaseRequest && cs.phase != phaseBody) || served > 0 {
 			cs.deadline = l.now + s.headerTimeout
 		}
 		cs.phase = phaseRequest
+		if cs.p.InBody() {
+			cs.phase = phaseBody
+		}
 	}
 	if c.OutboundBuffered() > maxPending {
 		return gnet.Close

@@ -325,6 +325,54 @@ func TestTimeouts(t *testing.T) {
 	}
 }
 
+// TestSlowBody: a body dripped a few bytes at a time does not renew the
+// request's deadline: the connection is closed at the header timeout from
+// the request's first byte, header section and body together.
+func TestSlowBody(t *testing.T) {
+	const header = 400 * time.Millisecond
+	_, addr := start(t, header, 10*time.Second)
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	began := time.Now()
+	// The header section in two reads, then the body: its clock does not
+	// start again when the body begins.
+	io.WriteString(c, "POST /hello/world HTTP/1.1\r\nHost: h\r\n")
+	time.Sleep(100 * time.Millisecond)
+	io.WriteString(c, "Content-Length: 4096\r\n\r\n")
+	closed := make(chan error, 1)
+	go func() {
+		b, err := io.ReadAll(c)
+		if err == nil && len(b) > 0 {
+			err = fmt.Errorf("read %q before the close", b)
+		}
+		closed <- err
+	}()
+	drip := time.NewTicker(50 * time.Millisecond)
+	defer drip.Stop()
+	for {
+		select {
+		case err := <-closed:
+			if err != nil && !errors.Is(err, syscall.ECONNRESET) {
+				t.Fatalf("want EOF or a reset at the header timeout: %v", err)
+			}
+			// Never early; late by at most a tick or two, with room for a
+			// loaded machine.
+			if d := time.Since(began); d < header-50*time.Millisecond || d > header+time.Second {
+				t.Errorf("dripped body closed %v after the request began, want about %v", d, header)
+			}
+			return
+		case <-drip.C:
+			if time.Since(began) > 3*time.Second {
+				t.Fatalf("a body dripped 2 bytes every 50 ms still held its connection 3 s after the request began (header timeout %v)", header)
+			}
+			io.WriteString(c, "x=")
+		}
+	}
+}
+
 func TestShutdown(t *testing.T) {
 	s, addr := start(t, 10*time.Second, 10*time.Second)
 	busy, err := net.Dial("tcp", addr)
