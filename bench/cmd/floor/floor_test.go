@@ -105,12 +105,12 @@ func startLog(t *testing.T, wrap []string, bin string, flags ...string) (string,
 // kernel has none.
 func engines(t *testing.T) [][]string {
 	all := [][]string{{"-engine", "epoll"}, {"-engine", "io_uring", "-multishot=false"}, {"-engine", "io_uring", "-multishot"}}
-	if r, err := uring.New(8); err != nil {
+	r, err := uring.New(8)
+	if err != nil {
 		t.Logf("io_uring: %v: epoll only", err)
 		return all[:1]
-	} else {
-		r.Close()
 	}
+	r.Close()
 	return all
 }
 
