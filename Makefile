@@ -134,7 +134,7 @@ bench-scale: build deps ## keep-alive ceilings on SCALE_CORES cores of SERVER_CP
 
 bench-quick: build ## a smoke run of every bench, ~2 min: prints a report, keeps nothing
 	$(plain)
-	d=$$(mktemp -d) && trap 'rm -rf "$$d"' EXIT && bin/report $(RUNFLAGS) -run -work -latency -load -readiness -tls -newconn -quick -out "$$d" && cat "$$d/REPORT.md"
+	d=$$(mktemp -d) && trap 'rm -rf "$$d"' EXIT && bin/report $(RUNFLAGS) -run -work -latency -load -readiness -tls -newconn -min-wait -quick -out "$$d" && cat "$$d/REPORT.md"
 
 bench-work: build deps ## handler CPU work (0-100 µs) and waits at each Go server's ceiling
 	$(plain)
