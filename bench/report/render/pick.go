@@ -76,17 +76,18 @@ func pickRowOf(rep report.Report, t targets.Target) (pickRow, bool) {
 		held: heldCell(rep, t.Name), idle: idleCell(rep, t.Name), https: httpsCell(rep, t)}, true
 }
 
-// getsOf is what a stack gives an application: its handlers, HTTP/2 and
-// TLS where it serves them.
+// getsOf is what a stack gives an application: its handlers, and whether
+// it serves HTTP/2 and TLS, each said either way so that a reader need not
+// read an absence.
 func getsOf(t targets.Target) string {
-	parts := []string{handlers[t.Name]}
+	h2, tls := "no h2", "no TLS"
 	if t.H2 {
-		parts = append(parts, "h2")
+		h2 = "h2"
 	}
 	if t.TLS {
-		parts = append(parts, "TLS")
+		tls = "TLS"
 	}
-	return strings.Join(parts, " · ")
+	return handlers[t.Name] + " · " + h2 + " · " + tls
 }
 
 // ceilingCell is a keep-alive ceiling's CPU per request and its ratio to

@@ -53,7 +53,7 @@ func TestPickTable(t *testing.T) {
 	for _, want := range []string{
 		"| stack | handlers · HTTP/2 · TLS | CPU/request · vs nginx | cores for 10\u2009000 req/s | req/s one core holds, p99 ≤ 5 ms | memory, 10\u2009000 idle connections | HTTPS: CPU/request · full handshake |\n",
 		"| nethttp | net/http · h2 · TLS | 11.1 µs · 1.91× | 0.26 | 76\u2009900 | 200 MB | 11.2 µs · 145 µs |\n",
-		"| gnet | own HTTP | 5.3 µs · 0.92× | 0.21 | none | 8.5 MB | no TLS |\n| *references* | | | | | | |\n",
+		"| gnet | own HTTP · no h2 · no TLS | 5.3 µs · 0.92× | 0.21 | none | 8.5 MB | no TLS |\n| *references* | | | | | | |\n",
 		"| nginx | C · h2 · TLS | 5.8 µs · 1× | 0.14 | 139\u2009000 | 5.0 MB | 8.1 µs · 169 µs |\n",
 		"A difference under 3 % between two stacks is not worth acting on: the A/A twin's interval is ±0.8 %, and a ratio to nginx moved by up to ±2.1 % (fiber) over 2 invocations of make bench, 2026-12-04 15:07 UTC to 2026-12-05 00:59 UTC.",
 		"_Runs: ceilings 2026-12-05 00:59 UTC (26 blocks); load 2026-12-05 02:01 UTC (6 rounds); p99 search 2026-12-05 02:01 UTC (2 rounds); on Test CPU; the stacks' versions: [results/REPORT.md](results/REPORT.md)._",
@@ -82,7 +82,7 @@ func TestPickUnmeasured(t *testing.T) {
 	rep := pickReport(t)
 	rep.Load, rep.Idle, rep.TLS, rep.Repeat = nil, nil, nil, nil
 	got := PickShort(rep)
-	if !strings.Contains(got, "| nethttp | net/http · h2 · TLS | 11.1 µs · 1.91× | – | 76\u2009900 | – | – |\n") || !strings.Contains(got, "| gnet | own HTTP | 5.3 µs · 0.92× | – | none | – | no TLS |\n") {
+	if !strings.Contains(got, "| nethttp | net/http · h2 · TLS | 11.1 µs · 1.91× | – | 76\u2009900 | – | – |\n") || !strings.Contains(got, "| gnet | own HTTP · no h2 · no TLS | 5.3 µs · 0.92× | – | none | – | no TLS |\n") {
 		t.Errorf("the rows without load, idle and TLS figures:\n%s", got)
 	}
 	if strings.Contains(got, "worth acting on") {
