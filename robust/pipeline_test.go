@@ -168,7 +168,9 @@ func TestManyPipeliners(t *testing.T) {
 			t.row.add(t, "stopped", "RSS passed the bound with the requests still going in: the pipeliners closed")
 		}
 		t.row.add(t, "peak RSS", "%s", mib(peak))
-		if peak > bound {
+		if why, ok := tg.Lenient["many pipeliners, never read"]; ok {
+			t.lenient(why, func() bool { return peak > bound })
+		} else if peak > bound {
 			t.Errorf("peak RSS %s with %d connections not reading, over the bound of %s", mib(peak), n, mib(bound))
 		}
 		closeWriters(ws)
