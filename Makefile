@@ -48,7 +48,8 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # separately, into results/again/N (bench) or results/again/KIND-N, then the
 # agreement of results/ with again 2 to N, so run AGAIN=2, then AGAIN=3.
 AGAIN   ?=
-# PART=X (bench-load, bench-tls): only X, bin/report -X (bench-tls: -tls-X).
+# PART=X (bench-work, bench-load, bench-tls): only X, bin/report -X
+# (bench-tls: -tls-X).
 PART    ?=
 # WHAT=X: which make compare runs.
 WHAT    ?=
@@ -73,7 +74,7 @@ help:
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z][a-z%-]*:.*## / {n++; t[n] = $$1; d[n] = $$2; sub(/%/, "NAME", t[n]); if (length(t[n]) > w) w = length(t[n])} \
 		END {f = "  %-" w "s  %s\n"; for (i = 1; i <= n; i++) printf f, t[i], d[i]; \
 		printf f, "AGAIN=N", "bench, bench-latency, -load, -tls: once more into results/again/, then compared"; \
-		printf f, "PART=X", "bench-load, bench-tls: only the part X (each lists its parts above)"; \
+		printf f, "PART=X", "bench-work, -load, -tls: only the part X (each lists its parts above)"; \
 		printf f, "variables", "CPU=$(CPU) PROCS=$(PROCS) ADDR=$(ADDR) SERVER_CPUS=$(SERVER_CPUS) CLIENT_CPUS=$(CLIENT_CPUS) SCALE_CORES=$(SCALE_CORES)"}' $(MAKEFILE_LIST)
 
 servers: ## list the servers of the target table: the NAMEs of serve-NAME
@@ -134,11 +135,16 @@ bench-scale: build deps ## keep-alive ceilings on SCALE_CORES cores of SERVER_CP
 
 bench-quick: build ## a smoke run of every bench, ~2 min: prints a report, keeps nothing
 	$(plain)
-	d=$$(mktemp -d) && trap 'rm -rf "$$d"' EXIT && bin/report $(RUNFLAGS) -run -work -latency -load -readiness -tls -newconn -min-wait -quick -out "$$d" && cat "$$d/REPORT.md"
+	d=$$(mktemp -d) && trap 'rm -rf "$$d"' EXIT && bin/report $(RUNFLAGS) -run -work -uring -latency -load -readiness -tls -newconn -min-wait -quick -out "$$d" && cat "$$d/REPORT.md"
 
-bench-work: build deps ## handler CPU work (0-100 µs) and waits at each Go server's ceiling
-	$(plain)
-	bin/report $(RUNFLAGS) -work -for 500ms -docs -out results
+# PART=uring: uring's waits and its and the io_uring floor's idle
+# connections alone, into uring.txt, whose rows replace theirs in work.txt
+# and sweep.txt (make bench-sweep's): a change to uring measured again
+# without the whole runs.
+bench-work: build deps ## handler CPU work (0-100 µs) and waits at each Go server's ceiling; PART=uring
+	$(call part,uring)
+	$(if $(AGAIN),$(error $@ takes no AGAIN))
+	bin/report $(RUNFLAGS) $(if $(PART),-$(PART),-work -for 500ms) -docs -out results
 
 # The rates' shares are of the keep-alive ceilings make bench left in
 # results/. AGAIN=N keeps no HdrHistogram logs: those kept are results/'s.

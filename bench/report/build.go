@@ -82,9 +82,10 @@ func ceilingPoint(server, mode string, conns int, s Samples, usual float64) Poin
 }
 
 // Build assembles the report from the samples of the benchmark files; own
-// are the benchmarks that came from a file of their own (ownRows), whose
-// host level is their run's, not the file's they replace part of.
-func Build(all map[string]Samples, why map[string]string, sections map[string]Section, own map[string]bool, conns int) Report {
+// are the benchmarks that came from a file of their own (ownRows), by its
+// section, whose host level is their run's, not the file's they replace
+// part of.
+func Build(all map[string]Samples, why map[string]string, sections map[string]Section, own map[string]string, conns int) Report {
 	rep := Report{Sections: sections, Usual: usualSpeeds(all)}
 	// The machine the figures come from: the ceilings', else the sweep's.
 	for _, name := range []string{"newconn", "tls-handshake", "tls-keepalive", "tls", "load", "latency", "work", "sweep", "ceilings"} {
@@ -135,6 +136,7 @@ func Build(all map[string]Samples, why map[string]string, sections map[string]Se
 				if f := s["fell-over"]; len(f) > 0 {
 					p.FellOver, p.Why = len(f), why[key]
 				}
+				p.Source = own[key]
 				rep.Wait = append(rep.Wait, p)
 			}
 		case strings.HasPrefix(key, "hellobench/bench/BenchmarkLatency/"):
@@ -161,7 +163,7 @@ func Build(all map[string]Samples, why map[string]string, sections map[string]Se
 			server, c, ok := strings.Cut(strings.TrimPrefix(key, "hellobench/bench/BenchmarkIdle/"), "/c=")
 			if n, err := strconv.Atoi(c); ok && err == nil {
 				rep.Idle = append(rep.Idle, Idle{Server: server, Conns: n, Held: s.figure("held"),
-					PerConn: s.figure("rss-B/conn"), IdleCPU: s.figure("idle-cpu-ms/s")})
+					PerConn: s.figure("rss-B/conn"), IdleCPU: s.figure("idle-cpu-ms/s"), Source: own[key]})
 			}
 		}
 	}

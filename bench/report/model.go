@@ -119,6 +119,9 @@ type Point struct {
 	Open *OpenLoop `json:"open_loop,omitempty"`
 	// Coarse says the CPU was read in clock ticks, not nanoseconds.
 	Coarse bool `json:"-"`
+	// Source is the section of its own a wait point came from, replacing
+	// its whole run's (UringSection); "": the whole run's.
+	Source string `json:"source,omitempty"`
 	// FellOver counts the rounds in which the server failed requests, and
 	// Why says why (the first); its figures are of the other rounds.
 	FellOver int    `json:"fell_over_rounds,omitempty"`
@@ -167,6 +170,9 @@ type Idle struct {
 	PerConn Figure `json:"rss_bytes_per_conn"`
 	// IdleCPU is the CPU the server spends while they idle, in ms per s.
 	IdleCPU Figure `json:"idle_cpu_ms_per_s"`
+	// Source is the section of its own the row came from, replacing the
+	// sweep's (UringSection); "": the sweep's.
+	Source string `json:"source,omitempty"`
 }
 
 // A Memory figure is one in-memory benchmark of a server package.

@@ -71,13 +71,15 @@ const UntilFormat = "%d kept, at most %d blocks"
 
 // Read builds the report from the benchmark files of its sections
 // ("ceilings": a bench.txt, "sweep", "scale", "work", "latency", "load",
-// "readiness", "tls", "tls-keepalive", "atload", "capacity"); a file
+// "readiness", "tls", "tls-keepalive", "tls-handshake", "atload",
+// "capacity", "newconn", UringSection); a file
 // that does not exist is a section not measured, and none at all is an
 // error.
 func Read(files map[string]string) (Report, error) {
 	all := map[string]Samples{}
 	why := map[string]string{}
-	own := map[string]bool{} // the benchmarks of the ownRows files
+	own := map[string]string{} // the benchmarks of the ownRows files: their section
+	src := map[string]string{} // the section each benchmark's samples came from
 	sections := map[string]Section{}
 	var names []string
 	// The files that replace part of another's last, so that what they
@@ -96,7 +98,7 @@ func Read(files map[string]string) (Report, error) {
 				dropMode(all, why, r.prefix, r.mode)
 			}
 		}
-		_, isOwn := ownRows[name]
+		rule, isOwn := ownRows[name]
 		into, whyInto := all, why
 		if isOwn {
 			into, whyInto = map[string]Samples{}, map[string]string{}
@@ -105,12 +107,23 @@ func Read(files map[string]string) (Report, error) {
 		if err != nil {
 			return Report{}, err
 		}
+		for key := range into {
+			if !isOwn && src[key] == "" {
+				src[key] = name
+			}
+		}
 		if isOwn {
-			// Its benchmarks replace the same ones of the other files.
-			maps.Copy(all, into)
-			maps.Copy(why, whyInto)
-			for key := range into {
-				own[key] = true
+			// Its benchmarks replace the same ones of the other files
+			// (with onlyOlder, of those written before it).
+			for key, s := range into {
+				if rule.onlyOlder && sections[src[key]].Date > sec.Date {
+					continue
+				}
+				all[key], src[key], own[key] = s, name, name
+				delete(why, key)
+				if w, ok := whyInto[key]; ok {
+					why[key] = w
+				}
 			}
 		}
 		if ok {
@@ -138,8 +151,21 @@ var replaces = map[string]struct{ prefix, mode string }{
 // ownRows are the sections whose files replace, of the other files, just
 // the benchmarks they hold: make bench-tls's handshake blocks hold
 // nethttp's and nginx's full and resumed handshakes, which replace
-// tls.txt's, leaving the other stacks' there.
-var ownRows = map[string]struct{}{"tls-handshake": {}}
+// tls.txt's, leaving the other stacks' there; make bench-work
+// PART=uring's blocks (bin/report -uring) hold uring's waits and its and
+// the io_uring floor's idle connections, measured again after a change
+// to uring, which replace work.txt's and sweep.txt's. With onlyOlder, a
+// benchmark of a file dated after the section's (a whole run since,
+// which measured it again) is kept; the handshake blocks run before
+// tls.txt's in the same invocation, so they replace it whatever its date.
+var ownRows = map[string]struct{ onlyOlder bool }{
+	"tls-handshake": {},
+	UringSection:    {onlyOlder: true},
+}
+
+// UringSection is make bench-work PART=uring's section (uring.txt):
+// uring's rows of the waits and the idle connections alone.
+const UringSection = "uring"
 
 // replacing says whether section name's file replaces part of another's,
 // so that it is read after them.

@@ -102,12 +102,12 @@ func tlsModeRank(m string) int {
 
 // buildTLS builds the TLS rows from the samples of BenchmarkTLS, and sets
 // them against the plaintext ceilings of the same results.
-func buildTLS(all map[string]Samples, sections map[string]Section, own map[string]bool, ceilings []Point, conns int) []TLSRow {
+func buildTLS(all map[string]Samples, sections map[string]Section, own map[string]string, ceilings []Point, conns int) []TLSRow {
 	// Each run's host level is its own: the rows of make bench-tls's
 	// handshake blocks are judged by their run's references alone.
 	mine, theirs := map[string]Samples{}, map[string]Samples{}
 	for key, s := range all {
-		if own[key] {
+		if own[key] != "" {
 			mine[key] = s
 		} else {
 			theirs[key] = s
@@ -126,7 +126,7 @@ func buildTLS(all map[string]Samples, sections map[string]Section, own map[strin
 			continue
 		}
 		mode := f[len(f)-1]
-		usual := usuals[b2i(own[key])]
+		usual := usuals[b2i(own[key] != "")]
 		one := []Point{ceilingPoint(strings.Join(f[:len(f)-1], "/"), mode, conns, s, usual[mode])}
 		atRefSpeed(one, usual)
 		p := one[0]
@@ -144,8 +144,8 @@ func buildTLS(all map[string]Samples, sections map[string]Section, own map[strin
 		}
 		clients[p.Server+"/"+p.Mode] = c
 		sec := tlsSection(mode)
-		if own[key] {
-			sec = "tls-handshake"
+		if own[key] != "" {
+			sec = own[key]
 		}
 		p.Coarse = Coarse(sections[sec])
 		ps = append(ps, p)

@@ -43,18 +43,53 @@ func ceilingCommands(quick, inMemory bool, rounds, blocks int, each time.Duratio
 // workCommands are bench-work's blocks: each runs every server at every
 // level of CPU work, then at every wait, in the block's order.
 func workCommands(quick bool, blocks int, each time.Duration) [][]string {
-	work, wait := []string{"-for", each.String()}, []string(nil)
+	work := []string{"-for", each.String()}
 	if quick {
 		blocks = 1
 		work = []string{"-for", "200ms", "-warmup", "2000", "-work-cpu", "0,20us"}
-		wait = []string{"-wait", "10ms", "-wait-for", "400ms"}
 	}
 	var cmds [][]string
 	for k := range blocks {
 		block := []string{"-timeout", "0", "./bench", "-args", "-block", fmt.Sprint(k)}
 		cmds = append(cmds,
 			goTest(slices.Concat([]string{"-bench", "^BenchmarkWork$", "-benchtime", "1x"}, block, work)...),
-			goTest(slices.Concat([]string{"-bench", "^BenchmarkWait$", "-benchtime", "1x"}, block, wait)...))
+			waitCommand(quick, k, nil))
+	}
+	return cmds
+}
+
+// waitCommand is bench-work's block k of the waits (BenchmarkWait at its
+// waits and rate), of the servers named (nil: every one); -quick one
+// short wait.
+func waitCommand(quick bool, k int, servers []string) []string {
+	args := []string{"-bench", "^BenchmarkWait$", "-benchtime", "1x", "-timeout", "0", "./bench", "-args"}
+	if servers != nil {
+		args = append(args, "-servers", strings.Join(servers, ","))
+	}
+	args = append(args, "-block", fmt.Sprint(k))
+	if quick {
+		args = append(args, "-wait", "10ms", "-wait-for", "400ms")
+	}
+	return goTest(args...)
+}
+
+// uringServers are make bench-work PART=uring's idle servers: uring and
+// the io_uring floor it is held against.
+var uringServers = []string{"uring", "floor-uring"}
+
+// uringCommands are make bench-work PART=uring's blocks (bin/report
+// -uring): in each, uring's waits as make bench-work runs them, then its
+// and the io_uring floor's idle connections as make bench-sweep does; the
+// rows replace theirs in work.txt and sweep.txt. -quick runs one block of
+// one short wait and a thousand connections quiet for half a second.
+func uringCommands(quick bool, blocks int) [][]string {
+	idle := []string{"-servers", strings.Join(uringServers, ",")}
+	if quick {
+		idle = append(idle, "-idle", "1000", "-quiet", "500ms")
+	}
+	var cmds [][]string
+	for k := range blockCount(quick, blocks) {
+		cmds = append(cmds, waitCommand(quick, k, uringServers[:1]), idleCommand(idle...))
 	}
 	return cmds
 }
@@ -242,9 +277,19 @@ func sweepCommands(rounds, n int) [][]string {
 	for range rounds {
 		cmds = append(cmds,
 			goTest("-bench", "Sweep", "-benchtime", fmt.Sprintf("%dx", n), "-timeout", "0", "./bench"),
-			goTest("-bench", "Idle", "-benchtime", "1x", "-timeout", "0", "./bench"))
+			idleCommand())
 	}
 	return cmds
+}
+
+// idleCommand is make bench-sweep's idle connections (BenchmarkIdle at
+// its counts and quiet time), with args after -args.
+func idleCommand(args ...string) []string {
+	cmd := goTest("-bench", "^BenchmarkIdle$", "-benchtime", "1x", "-timeout", "0", "./bench")
+	if len(args) > 0 {
+		cmd = append(append(cmd, "-args"), args...)
+	}
+	return cmd
 }
 
 // scaleCommands are the keep-alive ceilings on each core count, round after

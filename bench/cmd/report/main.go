@@ -5,7 +5,7 @@
 //
 // Usage:
 //
-//	report [-run] [-in-memory=false] [-sweep] [-work] [-latency] [-load] [-at-load] [-capacity] [-tls] [-tls-keepalive] [-newconn] [-min-wait] [-quick] [-blocks 26] [-for 300ms] [-work-blocks 6] [-sweep-rounds 3] [-n 200000] [-out results] [-docs] [-compare dir]
+//	report [-run] [-in-memory=false] [-sweep] [-work] [-latency] [-load] [-at-load] [-capacity] [-tls] [-tls-keepalive] [-newconn] [-min-wait] [-uring] [-quick] [-blocks 26] [-for 300ms] [-work-blocks 6] [-sweep-rounds 3] [-n 200000] [-out results] [-docs] [-compare dir]
 //
 // The results model and its rules are package report, the markdown and
 // SVG package render; this command runs the benches and writes the files.
@@ -34,7 +34,10 @@
 // -conn-rate beside a reference nginx at the same rate, in
 // -newconn-blocks blocks, into newconn.txt; with -min-wait uring at a
 // quarter of its ceiling with each of io_uring's -min-waits, in
-// -min-wait-blocks blocks, into minwait.txt.
+// -min-wait-blocks blocks, into minwait.txt; with -uring uring's waits
+// and its and the io_uring floor's idle connections, in -uring-blocks
+// blocks, into uring.txt, whose rows replace theirs in work.txt and
+// sweep.txt (when those are older).
 // Without
 // them it renders what those files hold. Both files are standard `go test
 // -bench` output, with the date and conditions of the run in comment lines:
@@ -144,6 +147,9 @@ func main() {
 	// Two Williams designs of the five waits: each wait in every position
 	// of a block, and after every other, twice.
 	minWaitBlocks := flag.Int("min-wait-blocks", 20, "with -min-wait: blocks, each running every wait once, in its own order")
+	uringRun := flag.Bool("uring", false, "run uring's waits (as -work) and its and the io_uring floor's idle connections (as -sweep), in -uring-blocks blocks, into uring.txt first; its rows replace theirs in work.txt and sweep.txt")
+	// As many as the sweep's rounds: a range for each row in a few minutes.
+	uringBlocks := flag.Int("uring-blocks", 3, "with -uring: blocks, each running uring's waits and the idle connections once")
 	minWaits := flag.String("min-waits", "0,25us,50us,100us,200us", "with -min-wait: io_uring's minimum waits uring is run with (its -min-wait)")
 	// A rate every server and nginx hold on one core (fcgi's new
 	// connections cost about 80 µs: 40 % of its core), and the client too.
@@ -154,8 +160,8 @@ func main() {
 	if flag.NArg() > 0 {
 		log.Fatalf("unexpected arguments %q", flag.Args())
 	}
-	if *rounds < 1 || *sweepRounds < 1 || *n < 1 || *sweepN < 1 || *blocks < 1 || *workBlocks < 1 || *latencyRounds < 1 || *loadRounds < 1 || *readinessRounds < 1 || *capacityRounds < 1 || *each <= 0 || *tlsBlocks < 1 || *tlsKeepAliveBlocks < 1 || *atLoadBlocks < 1 || *tlsFor <= 0 || *newConnBlocks < 1 || *connRate <= 0 {
-		log.Fatal("-rounds, -sweep-rounds, -blocks, -work-blocks, -latency-rounds, -load-rounds, -readiness-rounds, -capacity-rounds, -tls-blocks, -tls-keepalive-blocks, -at-load-blocks, -newconn-blocks, -conn-rate, -for, -tls-for, -n and -sweep-n must be positive")
+	if *rounds < 1 || *sweepRounds < 1 || *n < 1 || *sweepN < 1 || *blocks < 1 || *workBlocks < 1 || *latencyRounds < 1 || *loadRounds < 1 || *readinessRounds < 1 || *capacityRounds < 1 || *each <= 0 || *tlsBlocks < 1 || *tlsKeepAliveBlocks < 1 || *atLoadBlocks < 1 || *tlsFor <= 0 || *newConnBlocks < 1 || *uringBlocks < 1 || *connRate <= 0 {
+		log.Fatal("-rounds, -sweep-rounds, -blocks, -work-blocks, -latency-rounds, -load-rounds, -readiness-rounds, -capacity-rounds, -tls-blocks, -tls-keepalive-blocks, -at-load-blocks, -newconn-blocks, -uring-blocks, -conn-rate, -for, -tls-for, -n and -sweep-n must be positive")
 	}
 	if *tlsKeepAliveKept < 0 || *tlsKeepAliveMost < *tlsKeepAliveBlocks {
 		log.Fatalf("-tls-keepalive-kept must not be negative (it is %d), nor -tls-keepalive-most (%d) below -tls-keepalive-blocks (%d)", *tlsKeepAliveKept, *tlsKeepAliveMost, *tlsKeepAliveBlocks)
@@ -197,7 +203,7 @@ func main() {
 	// keep no partial output.
 	proc.Handle("report", 5*time.Second, removePartial)
 	var forced string
-	if *run || *sweep || *scaleRun || *workRun || *latencyRun || *loadRun || *atLoadRun || *capacityRun || *tlsRun || *tlsKeepAliveRun || *tlsHandshakeRun || *newConnRun || *minWaitRun {
+	if *run || *sweep || *scaleRun || *workRun || *latencyRun || *loadRun || *atLoadRun || *capacityRun || *tlsRun || *tlsKeepAliveRun || *tlsHandshakeRun || *newConnRun || *minWaitRun || *uringRun {
 		cfg, err := bench.DefaultConfig()
 		if err != nil {
 			log.Fatal(err)
@@ -222,6 +228,7 @@ func main() {
 	tlsKeepAliveFile := filepath.Join(*out, "tls-keepalive.txt")
 	tlsHandshakeFile := filepath.Join(*out, "tls-handshake.txt")
 	newConnFile := filepath.Join(*out, "newconn.txt")
+	uringFile := filepath.Join(*out, report.UringSection+".txt")
 	if *run {
 		if err := runAll(root, benchFile, *quick, forced, blockCount(*quick, *blocks), ceilingCommands(*quick, *inMemory, *rounds, *blocks, *each)); err != nil {
 			fatal(err)
@@ -316,6 +323,13 @@ func main() {
 		}
 	}
 
+	if *uringRun {
+		blocks := blockCount(*quick, *uringBlocks)
+		if err := runAll(root, uringFile, *quick, forced, blocks, uringCommands(*quick, blocks)); err != nil {
+			fatal(err)
+		}
+	}
+
 	if *minWaitRun {
 		from := benchFile
 		if *ceilingsFrom != "" {
@@ -339,9 +353,9 @@ func main() {
 		}
 	}
 
-	rep, err := report.Read(map[string]string{"ceilings": benchFile, "sweep": sweepFile, "scale": scaleFile, "work": workFile, "latency": latencyFile, "load": loadFile, "readiness": readinessFile, "tls": tlsFile, "tls-keepalive": tlsKeepAliveFile, "tls-handshake": tlsHandshakeFile, "atload": atLoadFile, "capacity": capacityFile, "newconn": newConnFile})
+	rep, err := report.Read(map[string]string{"ceilings": benchFile, "sweep": sweepFile, "scale": scaleFile, "work": workFile, "latency": latencyFile, "load": loadFile, "readiness": readinessFile, "tls": tlsFile, "tls-keepalive": tlsKeepAliveFile, "tls-handshake": tlsHandshakeFile, "atload": atLoadFile, "capacity": capacityFile, "newconn": newConnFile, report.UringSection: uringFile})
 	if err != nil {
-		log.Fatalf("%v: run with -run, -sweep, -scale, -work, -latency, -load, -at-load, -capacity, -readiness, -tls, -tls-keepalive, -tls-handshakes or -newconn", err)
+		log.Fatalf("%v: run with -run, -sweep, -scale, -work, -latency, -load, -at-load, -capacity, -readiness, -tls, -tls-keepalive, -tls-handshakes, -newconn or -uring", err)
 	}
 	if err := report.AddMinWait(&rep, filepath.Join(*out, "minwait.txt")); err != nil {
 		log.Fatal(err)

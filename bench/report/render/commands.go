@@ -27,6 +27,7 @@ var runs = map[string][2]string{
 	"tls-handshake": {"make bench-tls", "PART=handshakes"},
 	"newconn":       {"make bench-load PART=newconn", ""},
 	"minwait":       {"make bench-load PART=min-wait", ""},
+	"uring":         {"make bench-work PART=uring", ""},
 }
 
 // CommandList is REPORT.md's list of the go test commands of each section

@@ -265,6 +265,7 @@ func runsLine(rep report.Report, versions string) string {
 		runs = append(runs, fmt.Sprintf("p99 search %s (%s)", s.Date, plural(s.Rounds, "round")))
 	}
 	add("idle", "sweep", "round")
+	add("uring's idle", report.UringSection, "block")
 	add("HTTPS", "tls-keepalive", "block")
 	add("handshakes", "tls-handshake", "block")
 	return "_Runs: " + strings.Join(runs, "; ") + "; on " + rep.Machine.CPU + "; the stacks' versions: " + versions + "._\n"

@@ -101,6 +101,9 @@ func IdleSection(rep report.Report) string {
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", i.Server, num(float64(i.Conns), 0), held, bytesRange(i.PerConn), spread(i.IdleCPU, 2))
 	}
+	if n := idleUringNote(rep); n != "" {
+		b.WriteString("\n" + n)
+	}
 	return b.String()
 }
 

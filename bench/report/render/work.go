@@ -107,7 +107,10 @@ func WorkSection(rep report.Report) string {
 }
 
 func workIntro(rep report.Report) string {
-	sec := rep.Sections["work"]
+	sec, ok := rep.Sections["work"]
+	if !ok { // uring's rows alone (report.UringSection): their note says how they ran
+		return ""
+	}
 	return fmt.Sprintf("Every Go server was started with `-work-cpu D` (its handler burns D of CPU, in one calibrated loop shared by every stack, before it answers) "+
 		"or `-work-wait D` (it waits D using no CPU, as a call to a database does). "+
 		"The ceilings are keep-alive at 50 connections, raised until the server is saturated, in %s, each block running every server and level in its own order; "+
@@ -207,6 +210,9 @@ func WaitTables(rep report.Report) string {
 		}
 		b.WriteString("\n")
 		b.WriteString(openTable(rows, w))
+	}
+	if n := waitUringNote(rep); n != "" {
+		b.WriteString(n + "\n")
 	}
 	return b.String()
 }
@@ -314,7 +320,11 @@ func WorkPage(rep report.Report) string {
 	if len(rep.Wait) > 0 {
 		b.WriteString("\n" + waitSummary(rep.Wait) + "\n")
 	}
-	return b.String() + "\n" + source(rep, "work") + "\n"
+	b.WriteString("\n" + source(rep, "work") + "\n")
+	if n := waitUringNote(rep); n != "" {
+		b.WriteString("\n" + n)
+	}
+	return b.String()
 }
 
 // percent writes a percentage, with a decimal where it is small.
