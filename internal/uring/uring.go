@@ -3,8 +3,11 @@
 // Package uring is io_uring as this project's event loops drive it: raw
 // system calls through golang.org/x/sys/unix and the rings shared with the
 // kernel, no C library. A Ring is one instance for one thread (single
-// issuer, deferred task running): Get an SQE, fill it, Enter to submit and
-// wait, then reap the completions from Ready's head to its tail. A BufRing
+// issuer): Get an SQE, fill it, Enter to submit and wait, then reap the
+// completions from Ready's head to its tail. New's ring runs its
+// completions only when its thread enters it (deferred task running);
+// NewEventfd's posts them whenever its thread leaves the kernel, and
+// signals an eventfd, for a thread that waits elsewhere. A BufRing
 // provides the kernel receive buffers it picks from. loadgen's io_uring
 // engine and the io_uring floor are its users.
 package uring
@@ -50,6 +53,7 @@ const (
 // Setup flags, enter flags, features and cancel flags.
 const (
 	SetupSubmitAll    = 1 << 7  // one bad entry does not stop the rest of a submission
+	SetupCoopTaskrun  = 1 << 8  // completions run when the thread next leaves the kernel; no interrupt
 	SetupSingleIssuer = 1 << 12 // only the creating thread submits
 	SetupDeferTaskrun = 1 << 13 // completions run only when this thread waits for them
 
@@ -143,11 +147,38 @@ var ErrUnavailable = errors.New("io_uring not available")
 // New sets up a ring of at least entries submission slots, for one
 // thread: single issuer, completions run when it waits (defer taskrun).
 func New(entries int) (*Ring, error) {
+	return setup(entries, SetupDeferTaskrun)
+}
+
+// NewEventfd sets up a ring as New does, for a thread that waits for its
+// completions elsewhere than in Enter: in the Go scheduler, reading efd
+// through the netpoller. Its completions are posted by task work the
+// kernel runs whenever the thread leaves a system call or wakes from a
+// sleep (cooperative: a thread running in user space is not interrupted),
+// not only when it waits in the ring, and each posting signals efd
+// (IORING_REGISTER_EVENTFD). A deferred ring would signal efd only when
+// the thread next entered it.
+func NewEventfd(entries, efd int) (*Ring, error) {
+	r, err := setup(entries, SetupCoopTaskrun)
+	if err != nil {
+		return nil, err
+	}
+	fd := int32(efd)
+	if _, _, errno := unix.Syscall6(unix.SYS_IO_URING_REGISTER, uintptr(r.fd), registerEventfd, uintptr(unsafe.Pointer(&fd)), 1, 0, 0); errno != 0 {
+		r.Close()
+		return nil, fmt.Errorf("%w: %w", ErrUnavailable, os.NewSyscallError("io_uring_register eventfd", errno))
+	}
+	return r, nil
+}
+
+// setup sets up a ring of at least entries submission slots with the
+// setup flags taskrun, which say when its completions are posted.
+func setup(entries int, taskrun uint32) (*Ring, error) {
 	n := uint32(2) // room for a link
 	for int(n) < entries && n < 32768 {
 		n <<= 1
 	}
-	p := uringParams{flags: SetupSubmitAll | SetupSingleIssuer | SetupDeferTaskrun}
+	p := uringParams{flags: SetupSubmitAll | SetupSingleIssuer | taskrun}
 	fd, _, errno := unix.RawSyscall(unix.SYS_IO_URING_SETUP, uintptr(n), uintptr(unsafe.Pointer(&p)), 0)
 	if errno != 0 {
 		return nil, fmt.Errorf("%w: %w", ErrUnavailable, os.NewSyscallError("io_uring_setup", errno))
@@ -349,6 +380,7 @@ type bufReg struct {
 }
 
 const (
+	registerEventfd  = 4
 	registerPbufRing = 22
 	BufGroup         = 0 // the one buffer group of a ring
 )

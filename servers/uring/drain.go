@@ -94,10 +94,15 @@ func (l *loop) readWake() {
 	}
 }
 
-// woken takes the answers the pool has finished, and reads the eventfd
-// again. (The drain needs nothing more: run checks the flag each turn.)
+// woken reads the eventfd again and takes the answers the pool has
+// finished. (The drain needs nothing more: run checks the flag each turn.)
 func (l *loop) woken() {
 	l.readWake()
+	l.answer()
+}
+
+// answer takes the answers the pool has finished.
+func (l *loop) answer() {
 	l.mu.Lock()
 	answers := l.answers
 	l.answers = nil

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -103,6 +104,12 @@ type loop struct {
 	clock clock
 	gen   uint32 // the last connection's generation, and a count of them
 
+	// parking: the loop waits for its eventfd in the Go scheduler, not in
+	// the ring, and the ring signals the eventfd too (park); wakeFile is
+	// the eventfd through the netpoller.
+	parking  bool
+	wakeFile *os.File
+
 	conns   []*conn   // by slot; a conn keeps its slot for good
 	free    []*conn   // slots not in use
 	live    []*conn   // open, for the drain
@@ -142,28 +149,48 @@ func newLoop(s *server, lfd int) *loop {
 	return l
 }
 
-// setup makes the ring, its buffers and the wake-up eventfd, on the thread
+// setup makes the wake-up eventfd, the ring and its buffers, on the thread
 // that will run the loop.
+//
+// With handler waits (work.go) the pool's goroutines and the timers that
+// end the waits need the P whenever the loop has nothing to do, at once:
+// the loop parks in the Go scheduler (park). A wait in the ring would
+// keep the P until the runtime's monitor retook it, up to 10 ms on. The
+// minimum wait is the ring's own, so -min-wait keeps the ring's wait.
 func (l *loop) setup() error {
+	l.parking = work.Wait > 0 && l.s.minWait == 0
+	flags := unix.EFD_CLOEXEC
+	if l.parking {
+		flags |= unix.EFD_NONBLOCK // read through the netpoller, not by the ring
+	}
 	var err error
-	if l.r, err = uring.New(ringSize); err != nil {
+	if l.wake, err = unix.Eventfd(0, flags); err != nil {
+		return fmt.Errorf("eventfd: %w", err)
+	}
+	if l.parking {
+		l.r, err = uring.NewEventfd(ringSize, l.wake)
+	} else {
+		l.r, err = uring.New(ringSize)
+	}
+	if err != nil {
+		unix.Close(l.wake)
 		return err
 	}
 	if l.s.minWait > 0 && !l.r.MinWait() {
 		l.r.Close()
+		unix.Close(l.wake)
 		return fmt.Errorf("-min-wait %v: this kernel has no minimum wait for io_uring (6.12 or later has)", l.s.minWait)
 	}
 	// Raw waits while completions keep coming; a wait that finds none
-	// hands the P back, so that the pool's goroutines and timers run on
-	// time (work.go), whatever GOMAXPROCS.
+	// hands the P back, when the runtime's monitor next looks.
 	l.r.Adaptive = true
 	if l.br, err = uring.NewBufRing(l.r, bufCount, bufSize); err != nil {
 		l.r.Close()
+		unix.Close(l.wake)
 		return err
 	}
-	if l.wake, err = unix.Eventfd(0, unix.EFD_CLOEXEC); err != nil {
-		l.r.Close()
-		return fmt.Errorf("eventfd: %w", err)
+	if l.parking {
+		l.wakeFile = os.NewFile(uintptr(l.wake), "eventfd")
 	}
 	l.woke = make([]byte, 8)
 	l.setClock(time.Now())
@@ -176,14 +203,11 @@ func (l *loop) setup() error {
 // waits for the next.
 func (l *loop) run() error {
 	l.accept()
-	l.readWake()
+	if !l.parking {
+		l.readWake()
+	}
 	for {
-		wait := max(l.wakeAt()-l.now, time.Microsecond)
-		want := 1
-		if l.s.minWait > 0 {
-			want = l.r.CQSize() // as many as come within the minimum wait
-		}
-		if err := l.r.Enter(want, l.s.minWait, wait); err != nil &&
+		if err := l.wait(); err != nil &&
 			!errors.Is(err, unix.EAGAIN) && !errors.Is(err, unix.EBUSY) {
 			return err // EAGAIN, EBUSY: nothing taken for now; reap, then again
 		}
@@ -194,6 +218,9 @@ func (l *loop) run() error {
 			l.r.Done(head + 1) // its slot is free: handling it may submit
 			l.complete(q)
 		}
+		if l.parking {
+			l.answer() // the eventfd, not a completion, said so
+		}
 		l.br.Publish()
 		l.retry()
 		l.flush()
@@ -203,6 +230,61 @@ func (l *loop) run() error {
 			return nil
 		}
 	}
+}
+
+// wait submits what is queued and waits for a completion, a wake-up or the
+// next deadline.
+func (l *loop) wait() error {
+	d := max(l.wakeAt()-l.now, time.Microsecond)
+	if l.parking {
+		return l.park(d)
+	}
+	want := 1
+	if l.s.minWait > 0 {
+		want = l.r.CQSize() // as many as come within the minimum wait
+	}
+	return l.r.Enter(want, l.s.minWait, d)
+}
+
+// park submits what is queued and, when there is nothing to reap, parks
+// the loop's goroutine on the wake-up eventfd through the netpoller, so
+// the P runs the pool's goroutines and timers, until the ring posts a
+// completion, the pool answers, the drain begins or d passes. The ring
+// posts completions, and signals the eventfd, whenever the loop's thread
+// leaves the kernel or wakes (uring.NewEventfd). A signal after the look
+// at the completion queue stays in the eventfd's counter, and the read
+// returns at once: no wake-up is lost. A signal for completions already
+// reaped (a send that completed as it was submitted) only costs a look.
+func (l *loop) park(d time.Duration) error {
+	until := time.Now().Add(d)
+	for {
+		if err := l.r.Enter(0, 0, 0); err != nil {
+			return err
+		}
+		if head, tail := l.r.Ready(); head != tail || l.waiting() {
+			return nil
+		}
+		if err := l.wakeFile.SetReadDeadline(until); err != nil {
+			return err
+		}
+		if _, err := l.wakeFile.Read(l.woke); err != nil {
+			if errors.Is(err, os.ErrDeadlineExceeded) {
+				return nil
+			}
+			return err
+		}
+	}
+}
+
+// waiting reports whether answers from the pool, or the drain's start,
+// wait for the loop. (Once begun, the drain sets wakeAt.)
+func (l *loop) waiting() bool {
+	if l.drainFrom < 0 && l.s.draining.Load() {
+		return true
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.answers) > 0
 }
 
 // timers closes the connections past their deadline, probes those

@@ -122,7 +122,8 @@ func (s *server) serve(addr string, n int) (done chan error, err error) {
 		return nil, err
 	}
 	// Each loop owns a thread: its ring is set up for a single issuer, and
-	// the loop sleeps in io_uring_enter, not in the Go scheduler.
+	// the loop sleeps in io_uring_enter, not in the Go scheduler, unless
+	// handler waits need the P (loop.setup).
 	ready := make(chan error, len(loops))
 	done = make(chan error, len(loops))
 	for _, l := range loops {

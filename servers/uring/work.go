@@ -15,8 +15,8 @@ import (
 //     time wherever it runs, and a goroutine would only add a hand-off.
 //   - A wait, with the CPU work before it, runs off the loop on a bounded
 //     pool of goroutines (servers/internal/waitpool). The goroutine queues the finished job on its
-//     loop and writes the loop's eventfd, whose read on the ring completes
-//     and wakes the loop, which answers (woken, answered).
+//     loop and writes the loop's eventfd, which wakes the loop, parked on
+//     it in the scheduler (park), which answers (answer, answered).
 //
 // A connection whose answer is being worked on parses no further request
 // until that answer is out: what the client pipelines meanwhile waits in
