@@ -277,7 +277,7 @@ func TestCorpus(t *testing.T) {
 	}
 	// The documents state the corpus's size: keep them true.
 	for path, says := range map[string]string{
-		"../README.md":        fmt.Sprintf("with %d hostile and unusual", len(corpus)),
+		"../README.md":        fmt.Sprintf("the %d hostile and unusual", len(corpus)),
 		"../docs/contract.md": fmt.Sprintf("a corpus of %d requests", len(corpus)),
 	} {
 		b, err := os.ReadFile(path)
