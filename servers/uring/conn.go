@@ -27,9 +27,10 @@ const (
 	maxPending = 4 << 20
 	// maxHeld is a loop's budget for what its connections hold: past it a
 	// connection with answers to send is paused, and one that sends while
-	// paused is reset. 64 MiB: some 2 000 never-reading pipeliners at the
-	// pause bound.
-	maxHeld = 64 << 20
+	// paused is reset. 16 MiB, some 1 000 never-reading pipeliners at the
+	// pause bound: the collector lets the heap grow to twice what is live,
+	// and at 64 MiB 1 000 of them took the process past 126 MiB.
+	maxHeld = 16 << 20
 	// maxBody caps a request body: a hello-world page takes none, and a
 	// client sending more gets 413 and the connection closed.
 	maxBody = 1 << 20
