@@ -26,8 +26,8 @@ const (
 	// hold) or unsent: past it the connection is reset.
 	maxPending = 4 << 20
 	// maxHeld is a loop's budget for what its connections hold: past it a
-	// connection with answers to send is paused, and one that sends while
-	// paused is reset. 16 MiB, some 1 000 never-reading pipeliners at the
+	// connection with resumeAt or more unsent is paused, and one that sends
+	// while paused is reset. 16 MiB, some 1 000 never-reading pipeliners at the
 	// pause bound: the collector lets the heap grow to twice what is live,
 	// and at 64 MiB 1 000 of them took the process past 126 MiB.
 	maxHeld = 16 << 20
@@ -229,8 +229,11 @@ func (l *loop) serve(c *conn, in []byte) {
 	switch {
 	case c.unsent() >= pauseAt:
 		l.pause(c) // a client that sends and does not read
-	case l.held > maxHeld && c.unsent() > 0 && !c.starved:
-		l.pause(c) // until the loop's connections hold less (flush)
+	case l.held > maxHeld && c.unsent() >= resumeAt && !c.starved:
+		// Until the loop's connections hold less (flush). Only those
+		// holding more than a few answers: a client that reads its
+		// answers is not paused for those that do not.
+		l.pause(c)
 		c.starved = true
 		l.starved = append(l.starved, c)
 	}
