@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -133,7 +134,7 @@ func Read(files map[string]string) (Report, error) {
 	}
 	if len(all) == 0 {
 		slices.Sort(names)
-		return Report{}, fmt.Errorf("no benchmark results in %s", strings.Join(names, ", "))
+		return Report{}, fmt.Errorf("%w in %s", ErrNoResults, strings.Join(names, ", "))
 	}
 	return Build(all, why, sections, own, CeilingConns), nil
 }
@@ -147,6 +148,9 @@ var replaces = map[string]struct{ prefix, mode string }{
 	"tls-keepalive": {tlsPrefix, string(bench.TLSKeepAlive)},
 	"capacity":      {capacityPrefix, ""},
 }
+
+// ErrNoResults is Read's error when none of its files holds a result.
+var ErrNoResults = errors.New("no benchmark results")
 
 // ownRows are the sections whose files replace, of the other files, just
 // the benchmarks they hold: make bench-tls's handshake blocks hold

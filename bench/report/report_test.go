@@ -1,7 +1,9 @@
 package report
 
 import (
+	"errors"
 	"math"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -209,5 +211,14 @@ func TestChance(t *testing.T) {
 	})
 	if agree || !overlap {
 		t.Errorf("1 (0.9-1.1) and 1.15 (1.05-1.25): agree %v, overlap %v; want false, true", agree, overlap)
+	}
+}
+
+// TestReadNothing: files without a result are ErrNoResults, which bin/report
+// takes as a run of -min-wait alone when its file is there.
+func TestReadNothing(t *testing.T) {
+	_, err := Read(map[string]string{"ceilings": filepath.Join(t.TempDir(), "bench.txt")})
+	if !errors.Is(err, ErrNoResults) {
+		t.Fatalf("Read of no file: %v, want ErrNoResults", err)
 	}
 }

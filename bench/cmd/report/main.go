@@ -46,6 +46,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -354,10 +355,14 @@ func main() {
 	}
 
 	rep, err := report.Read(map[string]string{"ceilings": benchFile, "sweep": sweepFile, "scale": scaleFile, "work": workFile, "latency": latencyFile, "load": loadFile, "readiness": readinessFile, "tls": tlsFile, "tls-keepalive": tlsKeepAliveFile, "tls-handshake": tlsHandshakeFile, "atload": atLoadFile, "capacity": capacityFile, "newconn": newConnFile, report.UringSection: uringFile})
+	minWaitFile := filepath.Join(*out, "minwait.txt")
+	if _, statErr := os.Stat(minWaitFile); errors.Is(err, report.ErrNoResults) && statErr == nil {
+		rep, err = report.Report{}, nil // a -min-wait run alone: its part only
+	}
 	if err != nil {
 		log.Fatalf("%v: run with -run, -sweep, -scale, -work, -latency, -load, -at-load, -capacity, -readiness, -tls, -tls-keepalive, -tls-handshakes, -newconn or -uring", err)
 	}
-	if err := report.AddMinWait(&rep, filepath.Join(*out, "minwait.txt")); err != nil {
+	if err := report.AddMinWait(&rep, minWaitFile); err != nil {
 		log.Fatal(err)
 	}
 	if rep.Repeat, err = report.ReadRepeat(rep, *out); err != nil {

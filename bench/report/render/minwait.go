@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -124,7 +125,7 @@ func MinWaitSVG(rep report.Report) string {
 	s.xGrid(xs, ticks, plainTick, top, bottom)
 	var values []func()
 	for k, r := range mw.Rows {
-		value := "p99 " + microsTick(r.P99.Median)
+		value := "p99 " + microsTick(math.Round(r.P99.Median/10)*10) // three figures: 5.01 ms
 		if r.CPU.N == 0 {
 			value = "not held"
 		}
