@@ -133,7 +133,7 @@ bench-scale: build deps ## keep-alive ceilings on SCALE_CORES cores of SERVER_CP
 	$(plain)
 	bin/report $(RUNFLAGS) -scale -cores $(SCALE_CORES) -n 100000 -out results
 
-bench-quick: build ## a smoke run of every bench, ~2 min: prints a report, keeps nothing
+bench-quick: build ## a smoke run of every bench, ~3 min: prints a report, keeps nothing
 	$(plain)
 	d=$$(mktemp -d) && trap 'rm -rf "$$d"' EXIT && bin/report $(RUNFLAGS) -run -work -uring -latency -load -readiness -tls -newconn -min-wait -quick -out "$$d" && cat "$$d/REPORT.md"
 
