@@ -37,23 +37,30 @@ func BenchmarkAtLoad(b *testing.B) {
 			// The warm-up is loadgen's, at the rate on the same
 			// connections: -warmup's count of requests would last
 			// seconds at a quarter of a slow server's ceiling.
-			r, err := heldAt(s, client, l)
-			if err != nil {
-				// Its block still reports, as not held, so that every
-				// block keeps its reference rounds beside it.
-				b.Logf("%s%v", fellOverPrefix, err)
-				b.ReportMetric(1, "fell-over")
-			}
-			b.ReportMetric(0, "ns/op")
-			b.ReportMetric(l.Rate, "rate")
-			b.ReportMetric(r.Stats.ReqPerSec, "req/s")
-			b.ReportMetric(r.CPU, "cpu-us/req")
-			r.Split.report(b)
-			b.ReportMetric(r.Busy, "cpu-%")
-			b.ReportMetric(b2f(r.Held), "held")
+			reportHeld(b, s, client, l)
 			ref.after(b, before)
 		})
 	})
+}
+
+// reportHeld runs l against s at its fixed rate (heldAt) and reports the
+// run: its CPU per request, its core's busy share and whether it held the
+// rate. A run that fell over still reports, as not held, so that its
+// block keeps every point (and the reference rounds beside it).
+func reportHeld(b *testing.B, s *Server, client Client, l Load) heldRun {
+	r, err := heldAt(s, client, l)
+	if err != nil {
+		b.Logf("%s%v", fellOverPrefix, err)
+		b.ReportMetric(1, "fell-over")
+	}
+	b.ReportMetric(0, "ns/op")
+	b.ReportMetric(l.Rate, "rate")
+	b.ReportMetric(r.Stats.ReqPerSec, "req/s")
+	b.ReportMetric(r.CPU, "cpu-us/req")
+	r.Split.report(b)
+	b.ReportMetric(r.Busy, "cpu-%")
+	b.ReportMetric(b2f(r.Held), "held")
+	return r
 }
 
 // atShare is a run at -at of ceiling: on -conns keep-alive connections,

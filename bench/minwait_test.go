@@ -59,23 +59,10 @@ func BenchmarkMinWait(b *testing.B) {
 		b.Run(fmt.Sprintf("uring/%s/min-wait=%dus", level, w.Microseconds()), func(b *testing.B) {
 			s := startMinWait(b, cfg, w)
 			l := Load{URL: s.URL(), Mode: KeepAlive, Connections: *flagConns, Duration: *flagFor, Rate: rate, Warmup: *flagLatWarmup, Spin: true}
-			r, err := heldAt(s, client, l)
-			if err != nil {
-				// The block still reports it, as not held, so that
-				// every block keeps each wait.
-				b.Logf("%s%v", fellOverPrefix, err)
-				b.ReportMetric(1, "fell-over")
-			}
+			r := reportHeld(b, s, client, l)
 			us := func(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
-			b.ReportMetric(0, "ns/op")
-			b.ReportMetric(rate, "rate")
-			b.ReportMetric(r.Stats.ReqPerSec, "req/s")
-			b.ReportMetric(r.CPU, "cpu-us/req")
-			r.Split.report(b)
-			b.ReportMetric(r.Busy, "cpu-%")
 			b.ReportMetric(us(r.Stats.P50), "p50-us")
 			b.ReportMetric(us(r.Stats.P99), "p99-us")
-			b.ReportMetric(b2f(r.Held), "held")
 		})
 	}
 }

@@ -34,20 +34,7 @@ func BenchmarkNewConn(b *testing.B) {
 			s := start(b, cfg, name)
 			l := newConns()
 			l.URL = s.URL()
-			r, err := heldAt(s, client, l)
-			if err != nil {
-				// Its block still reports, as not held, so that every
-				// block keeps its reference rounds beside it.
-				b.Logf("%s%v", fellOverPrefix, err)
-				b.ReportMetric(1, "fell-over")
-			}
-			b.ReportMetric(0, "ns/op")
-			b.ReportMetric(l.Rate, "rate")
-			b.ReportMetric(r.Stats.ReqPerSec, "req/s")
-			b.ReportMetric(r.CPU, "cpu-us/req")
-			r.Split.report(b)
-			b.ReportMetric(r.Busy, "cpu-%")
-			b.ReportMetric(b2f(r.Held), "held")
+			reportHeld(b, s, client, l)
 			ref.after(b, before)
 		})
 	}
