@@ -2,6 +2,7 @@ package page
 
 import (
 	"bytes"
+	"encoding/json"
 	"testing"
 	"unicode/utf8"
 )
@@ -18,5 +19,15 @@ func TestHTML(t *testing.T) {
 	}
 	if bytes.Contains(HTML, []byte("\r")) {
 		t.Fatal("HTML contains CR: a checkout converted its line endings")
+	}
+}
+
+func TestJSON(t *testing.T) {
+	b, err := json.Marshal(Message{Greeting})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(b, JSON) || len(JSON) != JSONSize {
+		t.Errorf("encoding/json gives %q (%d bytes), JSON is %q (JSONSize %d)", b, len(b), JSON, JSONSize)
 	}
 }
