@@ -61,6 +61,7 @@ func contract(t *testing.T, s *suite, skip ...string) {
 		{"split", s.split},
 		{"bad-input", s.badInput},
 		{"bodies", s.bodies},
+		{"json", s.json},
 		{"timeouts", s.timeouts},
 		{"log", func(t *testing.T) { s.log(t, logBefore) }},
 	} {
