@@ -126,7 +126,11 @@ func nginx(_ Target, e Env, dir string) (launch, error) {
 	if err != nil {
 		return launch{}, err
 	}
-	data := map[string]any{"Dir": dir, "Addr": e.Addr, "Body": body, "Procs": max(e.Procs, 1)}
+	js, err := nginxBody(page.JSON)
+	if err != nil {
+		return launch{}, err
+	}
+	data := map[string]any{"Dir": dir, "Addr": e.Addr, "Body": body, "JSON": js, "Procs": max(e.Procs, 1)}
 	if e.TLSCert != "" {
 		if strings.ContainsAny(e.TLSCert+e.TLSKey, " \t\n;'\"{}$\\") {
 			return launch{}, fmt.Errorf("nginx.conf cannot carry the TLS file names %q and %q as they are", e.TLSCert, e.TLSKey)
