@@ -15,7 +15,7 @@ import (
 
 var (
 	flagServers = flag.String("servers", "", "comma-separated servers to measure (default: every Go server and reference)")
-	flagModes   = flag.String("modes", "", "comma-separated modes: keepalive, close, pipeline (default: all)")
+	flagModes   = flag.String("modes", "", "comma-separated modes: keepalive, close, pipeline, json (default: all)")
 	flagConns   = flag.Int("conns", 50, "connections of the ceiling benchmarks")
 	flagSweep   = flag.String("sweep", "1,10,50,100,1000,5000,10000", "connection counts of BenchmarkSweep")
 	flagIdle    = flag.String("idle", "1000,10000", "connection counts of BenchmarkIdle")
@@ -43,6 +43,9 @@ func BenchmarkCeiling(b *testing.B) {
 		l := Load{Mode: mode, Connections: *flagConns}
 		ref := startReference(b, cfg, client, l)
 		for _, name := range names {
+			if mode == JSON && !servesJSON(name) {
+				continue
+			}
 			b.Run(name+"/"+string(mode), func(b *testing.B) {
 				ceiling(b, cfg, client, name, Work{}, l, ref)
 			})
@@ -64,6 +67,15 @@ func ceilingServers() []string {
 		}
 	}
 	return names
+}
+
+// servesJSON says whether the target answers page.JSONPath: every
+// server, and nginx with a fixed string; the floors and lighttpd's static
+// file serve the page alone.
+func servesJSON(name string) bool {
+	name = strings.TrimSuffix(name, TwinSuffix)
+	t, err := targets.Lookup(name)
+	return err == nil && (t.Kind == targets.Server || name == "nginx")
 }
 
 // BenchmarkSweep measures each server keep-alive at several concurrencies.
@@ -230,7 +242,7 @@ func measured(b *testing.B) bool { return b.N > 1 || *flagFor > 0 }
 // it with: b.N requests, or -for a duration.
 func prepare(b *testing.B, cfg Config, client Client, name string, w Work, l Load) (*Server, Load, error) {
 	s := startWith(b, cfg, name, w)
-	l.URL = s.URL()
+	l.URL = l.Mode.URL(s)
 	if measured(b) {
 		if err := warmed(client, l); err != nil {
 			return s, l, fmt.Errorf("warm-up: %v", err)
@@ -333,10 +345,10 @@ func modes(b *testing.B) []Mode {
 	var ms []Mode
 	for _, m := range strings.Split(*flagModes, ",") {
 		switch Mode(m) {
-		case KeepAlive, Close, Pipeline:
+		case KeepAlive, Close, Pipeline, JSON:
 			ms = append(ms, Mode(m))
 		default:
-			b.Fatalf("-modes: unknown mode %q (keepalive, close, pipeline)", m)
+			b.Fatalf("-modes: unknown mode %q (keepalive, close, pipeline, json)", m)
 		}
 	}
 	return ms

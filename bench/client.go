@@ -12,10 +12,12 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"hellobench/internal/deps"
 	"hellobench/internal/proc"
+	"hellobench/page"
 )
 
 // A Mode is how the client uses its connections.
@@ -25,10 +27,20 @@ const (
 	KeepAlive Mode = "keepalive" // requests reuse their connection
 	Close     Mode = "close"     // one connection per request, as ab without -k
 	Pipeline  Mode = "pipeline"  // keep-alive, PipelineDepth requests in flight per connection
+	JSON      Mode = "json"      // keep-alive, each request to the JSON endpoint (page.JSONPath)
 )
 
 // Modes lists the modes in report order.
-var Modes = []Mode{KeepAlive, Close, Pipeline}
+var Modes = []Mode{KeepAlive, Close, Pipeline, JSON}
+
+// URL is what a load in mode m asks s for: the JSON endpoint in JSON
+// mode, the page in the others.
+func (m Mode) URL(s *Server) string {
+	if m == JSON {
+		return strings.TrimSuffix(s.URL(), page.Path) + page.JSONPath
+	}
+	return s.URL()
+}
 
 // PipelineDepth is the number of requests a pipelining client keeps in
 // flight on each connection.

@@ -43,7 +43,7 @@ func (g Loadgen) Args(l Load) []string {
 		args = append(args, "-resume")
 	}
 	switch l.Mode {
-	case KeepAlive:
+	case KeepAlive, JSON:
 		args = append(args, "-k")
 	case Pipeline:
 		args = append(args, "-k", "-pipeline", strconv.Itoa(PipelineDepth))

@@ -48,7 +48,7 @@ func startReference(b *testing.B, cfg Config, client Client, l Load) *reference 
 		}
 	})
 	s.Name = RefName
-	l.URL = s.URL()
+	l.URL = l.Mode.URL(s)
 	if err := warmed(client, l); err != nil {
 		b.Fatalf("reference warm-up: %v", err)
 	}

@@ -55,14 +55,14 @@ func (v VersusConfig) Check() error {
 	switch v.Client {
 	case "loadgen":
 	case "wrk":
-		if v.Mode != KeepAlive {
-			errs = append(errs, fmt.Errorf("wrk runs keep-alive only, not %s", v.Mode))
+		if v.Mode != KeepAlive && v.Mode != JSON {
+			errs = append(errs, fmt.Errorf("wrk runs keep-alive only (keepalive or json), not %s", v.Mode))
 		}
 	default:
 		errs = append(errs, fmt.Errorf("unknown client %q: wrk or loadgen", v.Client))
 	}
 	if !slices.Contains(Modes, v.Mode) {
-		errs = append(errs, fmt.Errorf("unknown mode %q: %s, %s or %s", v.Mode, KeepAlive, Close, Pipeline))
+		errs = append(errs, fmt.Errorf("unknown mode %q: %s, %s, %s or %s", v.Mode, KeepAlive, Close, Pipeline, JSON))
 	}
 	if v.Rounds < 1 {
 		errs = append(errs, fmt.Errorf("%d rounds: want 1 or more", v.Rounds))
@@ -135,7 +135,7 @@ func versusOnce(cfg Config, client Client, target string, l Load) (_ Result, err
 			err = serr
 		}
 	}()
-	l.URL = s.URL()
+	l.URL = l.Mode.URL(s)
 	warm := l
 	warm.Duration = time.Second
 	if _, ok := client.(Loadgen); ok {

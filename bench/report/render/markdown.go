@@ -17,6 +17,7 @@ var modeTitles = map[string]string{
 	"keepalive": "Keep-alive, 50 connections",
 	"close":     "A new connection per request, 50 at a time (ab's default)",
 	"pipeline":  "Pipelined, 16 requests in flight on each of 50 connections",
+	"json":      "JSON: keep-alive to /json, 50 connections (nginx answers a fixed string)",
 }
 
 // A Part is one titled section of REPORT.md: the bench sections its
