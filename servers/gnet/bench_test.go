@@ -6,6 +6,8 @@ import (
 	"bytes"
 	"testing"
 	"time"
+
+	"hellobench/page"
 )
 
 // What wrk sends.
@@ -40,6 +42,29 @@ func BenchmarkServeKeepAlive(b *testing.B) {
 		b.Fatalf("served %d requests, want %d", served, b.N)
 	}
 	if !bytes.HasPrefix(out, []byte("HTTP/1.1 200 OK\r\n")) {
+		b.Fatalf("response %q", out)
+	}
+}
+
+// BenchmarkServeJSON is BenchmarkServeKeepAlive for /json: the page's
+// path through the parser, and a page.Message encoded for each request.
+func BenchmarkServeJSON(b *testing.B) {
+	b.ReportAllocs()
+	req := []byte("GET /json HTTP/1.1\r\nHost: bench\r\n\r\n")
+	var c clock
+	c.update(time.Now())
+	cs := &conn{}
+	out := make([]byte, 0, 4096)
+	served := 0
+	for b.Loop() {
+		var k int
+		k, out = serveStream(b, cs, req, out, c.date[:])
+		served += k
+	}
+	if served != b.N {
+		b.Fatalf("served %d requests, want %d", served, b.N)
+	}
+	if !bytes.HasPrefix(out, []byte("HTTP/1.1 200 OK\r\n")) || !bytes.HasSuffix(out, page.JSON) {
 		b.Fatalf("response %q", out)
 	}
 }

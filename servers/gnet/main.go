@@ -5,6 +5,9 @@
 // parser (package http1, in servers/internal/http1) and response writer
 // (response.go) are this program's own.
 //
+// Beside the page it answers /json, a page.Message encoded with
+// encoding/json's json.Marshal on every request (json.go).
+//
 // It is a complete server, not a benchmark special: it validates requests
 // per RFC 9112, reads requests split over any number of reads, answers
 // pipelined ones in order (in one write when no handler waits), consumes

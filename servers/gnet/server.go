@@ -247,6 +247,9 @@ func (cs *conn) serve(dst, in, date []byte, draining bool) (out []byte, n int, c
 		case http1.Header:
 			r := &cs.p.Req
 			cs.reply, cs.head = http1.Route(r.Method, r.Path)
+			if cs.reply == http1.NotFound {
+				cs.reply, cs.head = routeJSON(r.Method, r.Path) // json.go
+			}
 			switch {
 			case !r.KeepAlive || (draining && n == len(in)):
 				// Draining, the last request that has arrived says
@@ -272,7 +275,11 @@ func (cs *conn) serve(dst, in, date []byte, draining bool) (out []byte, n int, c
 				}
 				cs.workInline()
 			}
-			out = http1.AppendResponse(out, serverName, cs.reply, cs.head, cs.connection, date)
+			if cs.reply == jsonReply {
+				out = appendJSON(out, cs.head, cs.connection, date)
+			} else {
+				out = http1.AppendResponse(out, serverName, cs.reply, cs.head, cs.connection, date)
+			}
 			served++
 			if cs.connection == http1.ConnClose {
 				return out, n, true, served

@@ -6,6 +6,8 @@ import (
 	"bytes"
 	"testing"
 	"time"
+
+	"hellobench/page"
 )
 
 // What wrk sends.
@@ -31,6 +33,27 @@ func BenchmarkServeKeepAlive(b *testing.B) {
 	for b.Loop() {
 		l.input(c, wrkRequest)
 		served += bytes.Count(c.out, []byte("HTTP/1.1 200 OK"))
+		c.out = c.out[:0]
+		c.dirty = false
+		l.dirty = l.dirty[:0]
+	}
+	if served != b.N {
+		b.Fatalf("served %d requests, want %d", served, b.N)
+	}
+}
+
+// BenchmarkServeJSON is BenchmarkServeKeepAlive for /json: the page's
+// path through the parser, and a page.Message encoded for each request.
+func BenchmarkServeJSON(b *testing.B) {
+	b.ReportAllocs()
+	req := []byte("GET /json HTTP/1.1\r\nHost: bench\r\n\r\n")
+	l, c := benchLoop()
+	served := 0
+	for b.Loop() {
+		l.input(c, req)
+		if bytes.HasSuffix(c.out, page.JSON) {
+			served += bytes.Count(c.out, []byte("HTTP/1.1 200 OK"))
+		}
 		c.out = c.out[:0]
 		c.dirty = false
 		l.dirty = l.dirty[:0]

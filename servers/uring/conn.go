@@ -115,6 +115,9 @@ func (c *conn) serve(dst, in, date []byte, draining bool) (out []byte, n int, cl
 		case http1.Header:
 			r := &c.p.Req
 			c.reply, c.head = http1.Route(r.Method, r.Path)
+			if c.reply == http1.NotFound {
+				c.reply, c.head = routeJSON(r.Method, r.Path) // json.go
+			}
 			switch {
 			case !r.KeepAlive || (draining && n == len(in)):
 				// Draining, the last request that has arrived says
@@ -144,7 +147,11 @@ func (c *conn) serve(dst, in, date []byte, draining bool) (out []byte, n int, cl
 				}
 				work.Do()
 			}
-			out = http1.AppendResponse(out, serverName, c.reply, c.head, c.connection, date)
+			if c.reply == jsonReply {
+				out = appendJSON(out, c.head, c.connection, date)
+			} else {
+				out = http1.AppendResponse(out, serverName, c.reply, c.head, c.connection, date)
+			}
 			served++
 			if c.connection == http1.ConnClose {
 				return out, n, true, served

@@ -25,6 +25,7 @@ func FuzzSplit(f *testing.F) {
 		"POST / HTTP/1.1\r\nHost: a\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\nhi",
 		"\r\n" + get + "GET /hello/world HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n" + get,
 		"GET /hello/world HTTP/1.1\r\nHost: a\r\nBad Field: x\r\n\r\n",
+		"GET /json HTTP/1.1\r\nHost: a\r\n\r\nHEAD /json?x HTTP/1.1\r\nHost: a\r\n\r\nPOST /json HTTP/1.1\r\nHost: a\r\nContent-Length: 0\r\n\r\n" + get,
 	} {
 		f.Add([]byte(s), uint16(5), uint16(40))
 	}

@@ -7,6 +7,9 @@
 // with a system call each, uring hands the kernel the reads and writes
 // themselves and takes their results, many per io_uring_enter.
 //
+// Beside the page it answers /json, a page.Message encoded with
+// encoding/json's json.Marshal on every request (json.go).
+//
 // It is a complete server, not a benchmark special: the HTTP/1.1 parser is
 // the project's own (servers/internal/http1, shared with gnet); it validates
 // requests per RFC 9112, reads requests split over any number of receives,

@@ -23,6 +23,7 @@ import (
 	"hellobench/internal/uring"
 	"hellobench/internal/uring/uringtest"
 	"hellobench/page"
+	"hellobench/servers/internal/http1"
 )
 
 // start runs a server with n real rings on a loopback port and returns it
@@ -171,6 +172,117 @@ func TestServe(t *testing.T) {
 		})
 	}
 }
+
+// TestJSON runs /json through serve with a fixed Date and checks the
+// answers byte for byte: the object encoded, 27 bytes, as application/json;
+// HEAD's headers with the GET's length; 405 with Allow; 404 for the paths
+// beside it; the page's Connection rules; and the page pipelined around it.
+func TestJSON(t *testing.T) {
+	const (
+		date = "Sun, 06 Nov 1994 08:49:37 GMT"
+		obj  = `{"message":"Hello, World!"}`
+		ok   = "HTTP/1.1 200 OK\r\nServer: uring\r\nDate: " + date + "\r\nContent-Type: application/json\r\nContent-Length: 27\r\n"
+		text = "Server: uring\r\nDate: " + date + "\r\nContent-Type: text/plain; charset=utf-8\r\n"
+
+		notFound   = "HTTP/1.1 404 Not Found\r\n" + text + "Content-Length: 14\r\n\r\n"
+		notAllowed = "HTTP/1.1 405 Method Not Allowed\r\n" + text + "Content-Length: 23\r\nAllow: GET, HEAD\r\n\r\n405 Method Not Allowed\n"
+
+		req  = "GET /json HTTP/1.1\r\nHost: h\r\n\r\n"
+		head = "HEAD /json HTTP/1.1\r\nHost: h\r\n\r\n"
+		pg   = "GET /hello/world HTTP/1.1\r\nHost: h\r\n\r\n"
+	)
+	pageOut := string(http1.AppendResponse(nil, "uring", http1.OK, false, http1.ConnNone, []byte(date)))
+	for _, tc := range []struct {
+		in      string
+		want    string
+		served  int
+		closing bool
+	}{
+		{req, ok + "\r\n" + obj, 1, false},
+		{"GET /json?n=1 HTTP/1.1\r\nHost: h\r\n\r\n", ok + "\r\n" + obj, 1, false},
+		{head, ok + "\r\n", 1, false},
+		{"GET /json HTTP/1.0\r\nConnection: keep-alive\r\n\r\n", ok + "Connection: keep-alive\r\n\r\n" + obj, 1, false},
+		{"GET /json HTTP/1.0\r\n\r\n", ok + "Connection: close\r\n\r\n" + obj, 1, true},
+		{"HEAD /json HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n", ok + "Connection: close\r\n\r\n", 1, true},
+		{"POST /json HTTP/1.1\r\nHost: h\r\nContent-Length: 2\r\n\r\nhi", notAllowed, 1, false},
+		{"DELETE /json HTTP/1.1\r\nHost: h\r\n\r\n", notAllowed, 1, false},
+		{"GET /json/ HTTP/1.1\r\nHost: h\r\n\r\n", notFound + "404 Not Found\n", 1, false},
+		{"GET /JSON HTTP/1.1\r\nHost: h\r\n\r\n", notFound + "404 Not Found\n", 1, false},
+		{"GET /jsons HTTP/1.1\r\nHost: h\r\n\r\n", notFound + "404 Not Found\n", 1, false},
+		{"GET /json/x HTTP/1.1\r\nHost: h\r\n\r\n", notFound + "404 Not Found\n", 1, false},
+		{"HEAD /jso HTTP/1.1\r\nHost: h\r\n\r\n", notFound, 1, false},
+		{pg + req + head + pg, pageOut + ok + "\r\n" + obj + ok + "\r\n" + pageOut, 4, false},
+	} {
+		c := &conn{}
+		out, n, closing, served := c.serve(nil, []byte(tc.in), []byte(date), false)
+		if string(out) != tc.want || n != len(tc.in) || closing != tc.closing || served != tc.served {
+			t.Errorf("%q:\n got %q, %d bytes read, closing %v, %d served\nwant %q, %d, %v, %d",
+				tc.in, out, n, closing, served, tc.want, len(tc.in), tc.closing, tc.served)
+		}
+	}
+
+	// The handler's work is the page's alone: /json is answered at once.
+	saved := work
+	defer func() { work = saved }()
+	work = page.Work{Wait: time.Hour}
+	c := &conn{}
+	if out, _, _, served := c.serve(nil, []byte(req), []byte(date), false); string(out) != ok+"\r\n"+obj || served != 1 || c.held {
+		t.Errorf("with -work-wait: %q, %d served, held %v", out, served, c.held)
+	}
+}
+
+// TestJSONPipelined sends /json between page requests through a real ring,
+// in one send and split byte by byte.
+func TestJSONPipelined(t *testing.T) {
+	_, addr := start(t, 1, 10*time.Second, 60*time.Second)
+	b, err := exchange(t, addr, jsonStream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkJSONPipelined(t, b)
+	b, err = exchange(t, addr, strings.Split(jsonStream, "")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkJSONPipelined(t, b)
+}
+
+// checkJSONPipelined checks the answers to jsonStream: the page, the JSON
+// object, HEAD's headers for it, 405 with Allow, and the page, closing.
+func checkJSONPipelined(t *testing.T, b []byte) {
+	t.Helper()
+	rs := responses(t, b, "GET", "GET", "HEAD", "POST", "GET")
+	for i, want := range []int{200, 200, 200, 405, 200} {
+		if rs[i].StatusCode != want {
+			t.Errorf("response %d: %d, want %d", i, rs[i].StatusCode, want)
+		}
+	}
+	for _, i := range []int{0, 4} {
+		if b := body(rs[i]); b != string(page.HTML) {
+			t.Errorf("response %d: not the page: %q", i, b)
+		}
+	}
+	for i, want := range map[int]string{1: `{"message":"Hello, World!"}`, 2: ""} {
+		r := rs[i]
+		if b := body(r); b != want || r.Header.Get("Content-Type") != "application/json" ||
+			len(r.Header.Values("Content-Length")) != 1 || r.Header.Get("Content-Length") != "27" || r.Header.Get("Server") != "uring" {
+			t.Errorf("%s /json: body %q, headers %q", r.Request.Method, b, r.Header)
+		}
+	}
+	if a := rs[3].Header.Get("Allow"); a != page.Allow {
+		t.Errorf("405 Allow %q", a)
+	}
+	if !rs[4].Close {
+		t.Error("the last response does not close")
+	}
+}
+
+// jsonStream is /json pipelined between requests for the page.
+const jsonStream = "GET /hello/world HTTP/1.1\r\nHost: h\r\n\r\n" +
+	"GET /json HTTP/1.1\r\nHost: h\r\n\r\n" +
+	"HEAD /json HTTP/1.1\r\nHost: h\r\n\r\n" +
+	"POST /json HTTP/1.1\r\nHost: h\r\nContent-Length: 0\r\n\r\n" +
+	"GET /hello/world HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n"
 
 // TestSplitEveryByte sends a pipelined pair one byte at a time.
 func TestSplitEveryByte(t *testing.T) {
