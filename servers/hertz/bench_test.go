@@ -18,6 +18,10 @@ func BenchmarkServeKeepAlive(b *testing.B) {
 	b.Skip("netpoll serves only a listener with a file descriptor: no in-memory listener (see TestNoInMemoryListener)")
 }
 
+func BenchmarkServeJSON(b *testing.B) {
+	b.Skip("netpoll serves only a listener with a file descriptor: no in-memory listener (see TestNoInMemoryListener)")
+}
+
 // TestNoInMemoryListener keeps the note above true: hertz on netpoll
 // refuses memconn's listener.
 func TestNoInMemoryListener(t *testing.T) {
