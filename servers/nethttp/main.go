@@ -3,6 +3,9 @@
 // limits, behind a guard that refuses requests whose framing RFC 9112 asks
 // a server to refuse and net/http accepts (servers/internal/nethttpguard).
 //
+// At /json it answers a page.Message encoded on every request by
+// encoding/json's json.NewEncoder(w).Encode, 28 bytes with its newline.
+//
 // With -bare it serves as net/http does out of the box, without that guard.
 //
 // With -tls-cert and -tls-key it serves HTTPS, and HTTP/2 to clients
@@ -14,6 +17,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -53,12 +57,23 @@ func hello(w http.ResponseWriter, r *http.Request) {
 	w.Write(page.HTML)
 }
 
+// helloJSON answers GET and HEAD /json with a Message built and encoded
+// for each request; json.Encoder ends it with a newline: 28 bytes. net/http
+// adds Content-Length for a body this small written before the handler
+// returns, HEAD's too (it counts what was written, then drops it), and
+// Date, 404 and 405 as for hello.
+func helloJSON(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", page.JSONType)
+	json.NewEncoder(w).Encode(page.Message{Message: page.Greeting})
+}
+
 // newServer returns the server. Unless bare, it refuses what net/http
 // lets through and the contract does not: versions other than 1.0 and 1.1
 // (505), and a chunked body badly framed (400, read before routing).
 func newServer(addr string, headerTimeout, idleTimeout time.Duration, bare bool) *http.Server {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET "+page.Path, hello) // GET also matches HEAD
+	mux.HandleFunc("GET "+page.JSONPath, helloJSON)
 	h := http.Handler(mux)
 	if !bare {
 		h = nethttpguard.Handler(mux)
