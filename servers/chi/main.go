@@ -6,6 +6,9 @@
 // With -bare it serves as chi and net/http do out of the box, without that
 // guard.
 //
+// At /json it answers a page.Message encoded on every request by
+// encoding/json's json.NewEncoder(w).Encode, 28 bytes with its newline.
+//
 // With -tls-cert and -tls-key it serves HTTPS, and HTTP/2 to clients
 // that ask by ALPN; with -h2c, HTTP/2 over cleartext to clients with prior
 // knowledge too. Over TLS the guard's listener does the handshakes with
@@ -15,6 +18,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -55,13 +59,26 @@ func hello(w http.ResponseWriter, r *http.Request) {
 	w.Write(page.HTML)
 }
 
+// helloJSON answers GET and HEAD /json with a Message built and encoded
+// for each request with encoding/json, chi having no JSON helper of its
+// own (go-chi/render is a module apart); json.Encoder ends it with a
+// newline: 28 bytes. net/http adds Content-Length for a body this small
+// written before the handler returns, HEAD's too (it counts what was
+// written, then drops it).
+func helloJSON(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", page.JSONType)
+	json.NewEncoder(w).Encode(page.Message{Message: page.Greeting})
+}
+
 // newRouter returns the router.
 func newRouter() *chi.Mux {
 	r := chi.NewRouter() // no Logger, no Recoverer: nothing per request
 	r.Get(page.Path, hello)
 	r.Head(page.Path, hello)
+	r.Get(page.JSONPath, helloJSON)
+	r.Head(page.JSONPath, helloJSON)
 	// chi's own 405 gives each allowed method an Allow line of its own;
-	// the contract asks for one.
+	// the contract asks for one. Both paths allow GET and HEAD.
 	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Allow", page.Allow)
 		http.Error(w, "Method Not Allowed", http.StatusMethodNotAllowed)
