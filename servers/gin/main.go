@@ -6,6 +6,9 @@
 // With -bare it serves as gin and net/http do out of the box, without that
 // guard.
 //
+// At /json it answers a page.Message encoded on every request by gin's
+// c.JSON (encoding/json's json.Marshal in gin's default build), 27 bytes.
+//
 // With -tls-cert and -tls-key it serves HTTPS, and HTTP/2 to clients
 // that ask by ALPN; with -h2c, HTTP/2 over cleartext to clients with prior
 // knowledge too. Over TLS the guard's listener does the handshakes with
@@ -49,17 +52,28 @@ func hello(c *gin.Context) {
 	c.Data(http.StatusOK, page.ContentType, page.HTML)
 }
 
+// helloJSON answers GET and HEAD /json with a Message built and encoded
+// for each request. c.JSON sets "application/json; charset=utf-8" and
+// writes json.Marshal's 27 bytes, no newline; net/http adds Content-Length
+// for a body this small written before the handler returns, HEAD's too (it
+// counts what was written, then drops it).
+func helloJSON(c *gin.Context) {
+	c.JSON(http.StatusOK, page.Message{Message: page.Greeting})
+}
+
 // newRouter returns the engine.
 func newRouter() *gin.Engine {
 	gin.SetMode(gin.ReleaseMode)
 	r := gin.New()                  // no Logger, no Recovery: nothing per request
 	r.HandleMethodNotAllowed = true // 405 with Allow instead of 404
-	// Only /hello/world itself: no redirect from /hello/world/ or
-	// /Hello/World, answer 404 instead.
+	// Only the paths themselves: no redirect from /hello/world/ or
+	// /Hello/World (or /json/, /JSON), answer 404 instead.
 	r.RedirectTrailingSlash = false
 	r.RedirectFixedPath = false
 	r.GET(page.Path, hello)
 	r.HEAD(page.Path, hello)
+	r.GET(page.JSONPath, helloJSON)
+	r.HEAD(page.JSONPath, helloJSON)
 	return r
 }
 
