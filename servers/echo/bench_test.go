@@ -21,6 +21,12 @@ func BenchmarkServeKeepAlive(b *testing.B) {
 	memconn.Bench(b, serve, []byte("GET /hello/world HTTP/1.1\r\nHost: bench\r\n\r\n"), true)
 }
 
+// BenchmarkServeJSON is BenchmarkServeKeepAlive's loop on /json: a Message
+// built and encoded for each request.
+func BenchmarkServeJSON(b *testing.B) {
+	memconn.Bench(b, serve, []byte("GET /json HTTP/1.1\r\nHost: bench\r\n\r\n"), true)
+}
+
 func BenchmarkServeClose(b *testing.B) {
 	memconn.Bench(b, serve, []byte("GET /hello/world HTTP/1.1\r\nHost: bench\r\nConnection: close\r\n\r\n"), false)
 }

@@ -6,6 +6,10 @@
 // With -bare it serves as echo and net/http do out of the box, without that
 // guard.
 //
+// At /json it answers a page.Message encoded on every request by echo's
+// c.JSON (its default serializer, json.NewEncoder(w).Encode), 28 bytes with
+// the encoder's newline.
+//
 // With -tls-cert and -tls-key it serves HTTPS, and HTTP/2 to clients
 // that ask by ALPN; with -h2c, HTTP/2 over cleartext to clients with prior
 // knowledge too. Over TLS the guard's listener does the handshakes with
@@ -49,6 +53,15 @@ func hello(c echo.Context) error {
 	return c.Blob(http.StatusOK, page.ContentType, page.HTML)
 }
 
+// helloJSON answers GET and HEAD /json with a Message built and encoded
+// for each request. c.JSON sets "application/json" and encodes with
+// json.Encoder, which ends it with a newline: 28 bytes. net/http adds
+// Content-Length for a body this small written before the handler returns,
+// HEAD's too (it counts what was written, then drops it).
+func helloJSON(c echo.Context) error {
+	return c.JSON(http.StatusOK, page.Message{Message: page.Greeting})
+}
+
 // notAllowed answers a method the route does not have.
 func notAllowed(echo.Context) error { return echo.ErrMethodNotAllowed }
 
@@ -56,7 +69,7 @@ func notAllowed(echo.Context) error { return echo.ErrMethodNotAllowed }
 func newEcho() *echo.Echo {
 	e := echo.New() // no Logger, no Recover middleware: nothing per request
 	// echo's 405 names OPTIONS in Allow, which it answers itself with 204;
-	// the contract's resource has GET and HEAD only.
+	// the contract's resources have GET and HEAD only.
 	e.HTTPErrorHandler = func(err error, c echo.Context) {
 		if he, ok := err.(*echo.HTTPError); ok && he.Code == http.StatusMethodNotAllowed {
 			c.Response().Header().Set(echo.HeaderAllow, page.Allow)
@@ -66,6 +79,9 @@ func newEcho() *echo.Echo {
 	e.GET(page.Path, hello)
 	e.HEAD(page.Path, hello)
 	e.OPTIONS(page.Path, notAllowed)
+	e.GET(page.JSONPath, helloJSON)
+	e.HEAD(page.JSONPath, helloJSON)
+	e.OPTIONS(page.JSONPath, notAllowed)
 	return e
 }
 
