@@ -28,6 +28,15 @@ func BenchmarkKeepConn(b *testing.B) {
 	run(b, l)
 }
 
+// BenchmarkServeJSON is BenchmarkKeepConn's loop on /json: a Message
+// built and encoded for each request.
+func BenchmarkServeJSON(b *testing.B) {
+	req := request(1, flagKeepConn, "GET", page.JSONPath)
+	l := newMemListener(b.N, 1)
+	l.conns <- newMemConn(req, b.N, l)
+	run(b, l)
+}
+
 // BenchmarkConnPerRequest opens one connection per request, as lighttpd
 // does: the child reads one request, answers and closes.
 func BenchmarkConnPerRequest(b *testing.B) {

@@ -1,6 +1,10 @@
 // Command fcgi serves the hellobench page as a FastCGI responder
 // (net/http/fcgi) behind lighttpd, the seeds' oldest configuration.
 //
+// At /json it answers a page.Message encoded on every request by
+// encoding/json's json.NewEncoder(&buf).Encode, 28 bytes with its newline,
+// buffered so that its length can be sent.
+//
 // Spawned by lighttpd through bin-path, it serves the listening socket that
 // lighttpd passes as stdin; the arguments serve.sh is given after the address
 // (-work-cpu, -work-wait) reach it through bin-path. With -socket it listens itself, on a unix socket
