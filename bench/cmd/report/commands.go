@@ -27,17 +27,31 @@ func ceilingCommands(quick, inMemory bool, rounds, blocks int, each time.Duratio
 	var cmds [][]string
 	if quick {
 		if inMemory {
-			cmds = append(cmds, goTest("-bench", ".", "-benchmem", "-cpu", "1", "-benchtime", "20000x", "./servers/..."))
+			cmds = append(cmds, memoryCommands("-benchtime", "20000x")...)
 		}
-		return append(cmds, goTest("-bench", "Ceiling", "-benchtime", "1x", "-timeout", "0", "./bench", "-args", "-modes", "keepalive", "-warmup", "2000", "-for", "200ms", "-block", "0"))
+		return append(cmds, goTest("-bench", "Ceiling", "-benchtime", "1x", "-timeout", "0", "./bench", "-args", "-modes", "keepalive,json", "-warmup", "2000", "-for", "200ms", "-block", "0"))
 	}
 	if inMemory {
-		cmds = append(cmds, goTest("-bench", ".", "-benchmem", "-cpu", "1", "-count", fmt.Sprint(rounds), "./servers/..."))
+		cmds = append(cmds, memoryCommands("-count", fmt.Sprint(max(rounds, memoryRounds)))...)
 	}
 	for k := range blocks {
 		cmds = append(cmds, goTest("-bench", "Ceiling", "-benchtime", "1x", "-timeout", "0", "./bench", "-args", "-for", each.String(), "-block", fmt.Sprint(k)))
 	}
 	return cmds
+}
+
+// memoryRounds is the fewest rounds of the in-memory benchmarks:
+// benchstat asks for 10 to give an interval that means something.
+const memoryRounds = 10
+
+// memoryCommands run the in-memory benchmarks of every server package,
+// then net/http's JSON encoders on encoding/json/v2, which this Go builds
+// only with GOEXPERIMENT=jsonv2.
+func memoryCommands(how ...string) [][]string {
+	return [][]string{
+		goTest(slices.Concat([]string{"-bench", ".", "-benchmem", "-cpu", "1"}, how, []string{"./servers/..."})...),
+		append([]string{"env", "GOEXPERIMENT=jsonv2"}, goTest(slices.Concat([]string{"-bench", "^BenchmarkEncoderV2$", "-benchmem", "-cpu", "1"}, how, []string{"./servers/nethttp"})...)...),
+	}
 }
 
 // workCommands are bench-work's blocks: each runs every server at every
