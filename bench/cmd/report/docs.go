@@ -37,6 +37,8 @@ var documents = []document{
 		"costs-readiness": render.CostsReadiness,
 		"costs-tls":       render.TLSCosts,
 		"costs-minwait":   render.MinWaitCosts,
+		"costs-json":      render.CostsJSON,
+		"costs-encoders":  render.CostsEncoders,
 	}},
 }
 

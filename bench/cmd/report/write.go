@@ -17,6 +17,7 @@ var reportParts = []render.Part{
 	{From: []string{"ceilings"}, Title: "Ceilings", Render: render.CeilingTables},
 	{From: []string{"ceilings"}, Title: "What a request costs", Render: render.CostSections},
 	{From: []string{"ceilings"}, Title: "Without a network: each stack's own server loop", Render: render.InMemoryTable},
+	{From: []string{"ceilings"}, Title: "A JSON answer per request", Render: render.JSONSection},
 	{From: []string{"sweep"}, Title: "How cost grows with connections (keep-alive)", Render: render.SweepSection},
 	{From: []string{"sweep", report.UringSection}, Title: "Idle connections: memory and CPU", Render: render.IdleSection},
 	{From: []string{"scale"}, Title: "More cores (make bench-scale)", Render: render.ScaleSection},
