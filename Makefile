@@ -122,7 +122,7 @@ fuzz: ## run each fuzzer for FUZZTIME (make test replays their seed corpora)
 # holds in one run only is not one.
 bench: build deps ## ceilings and in-memory costs, ~25 min; results/, README, docs, COSTS.md
 	$(call part,)
-	bin/report $(RUNFLAGS) -run $(call out,,-in-memory=false)
+	bin/report $(RUNFLAGS) -run $(call out,,-in-memory=false -hosts results)
 	$(call agree,,-agree,agreement.md)
 
 bench-sweep: build deps ## 1 to 10 000 connections and idle connections, ~25 min; results/

@@ -5,7 +5,7 @@
 //
 // Usage:
 //
-//	report [-run] [-in-memory=false] [-sweep] [-work] [-latency] [-load] [-at-load] [-capacity] [-tls] [-tls-keepalive] [-newconn] [-min-wait] [-uring] [-quick] [-blocks 26] [-for 300ms] [-work-blocks 6] [-sweep-rounds 3] [-n 200000] [-out results] [-docs] [-compare dir]
+//	report [-run] [-in-memory=false] [-sweep] [-work] [-latency] [-load] [-at-load] [-capacity] [-tls] [-tls-keepalive] [-newconn] [-min-wait] [-uring] [-quick] [-blocks 26] [-for 300ms] [-work-blocks 6] [-sweep-rounds 3] [-n 200000] [-out results] [-hosts results] [-docs] [-compare dir]
 //
 // The results model and its rules are package report, the markdown and
 // SVG package render; this command runs the benches and writes the files.
@@ -45,6 +45,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -155,6 +156,7 @@ func main() {
 	// A rate every server and nginx hold on one core (fcgi's new
 	// connections cost about 80 µs: 40 % of its core), and the client too.
 	connRate := flag.Float64("conn-rate", 5000, "with -newconn: new connections a second, one request each")
+	hostsDir := flag.String("hosts", "", "with -run: the results `directory` under whose hosts/ a full run is filed (default: -out), so that a re-run into results/again files its host record beside the first run's")
 	compareDir := flag.String("compare", "", "print the keep-alive ratios to nginx of the run in `directory` (its bench.txt) beside every host recorded under -out's hosts/; nothing is run")
 	force := flag.Bool("force", false, "run even when another process is busy on the pinned CPUs (the report says so)")
 	flag.Parse()
@@ -236,11 +238,12 @@ func main() {
 		}
 		// A full run joins its host's record; a smoke run does not.
 		if !*quick {
-			key, err := report.FileHostRun(*out, benchFile)
+			into := cmp.Or(*hostsDir, *out)
+			key, err := report.FileHostRun(into, benchFile)
 			if err != nil {
 				log.Fatal(err)
 			}
-			log.Printf("filed under %s", filepath.Join(*out, "hosts", key))
+			log.Printf("filed under %s", filepath.Join(into, "hosts", key))
 		}
 	}
 	if *sweep {
