@@ -15,7 +15,8 @@ func point(server, mode string, conns int, s Samples) Point {
 	p := Point{Server: server, Mode: mode, Conns: conns,
 		CPU: s.figure("cpu-us/req"), AppCPU: s.figure("app-us/req"),
 		ReqPerSec: s.figure("req/s"), Busy: s.figure("cpu-%"), ClientBusy: s.figure("client-cpu-%"),
-		ClientCPU: s.figure("client-us/req"), P50: s.figure("p50-us"), P99: s.figure("p99-us"), RSS: s.figure("rss-MB")}
+		ClientCPU: s.figure("client-us/req"), P50: s.figure("p50-us"), P99: s.figure("p99-us"), RSS: s.figure("rss-MB"),
+		User: s.figure("user-us/req"), Sys: s.figure("sys-us/req")}
 	if n := s.figure("N"); n.N > 0 {
 		p.Requests = int(n.Median)
 	}

@@ -47,6 +47,10 @@ type HostRun struct {
 	Nginx  Figure            // nginx's CPU µs per keep-alive request
 	Ratios map[string]Figure // by stack, its CPU per request over nginx's
 	Split  SplitCheck
+	// CPU is every target's CPU µs per keep-alive request (nginx and the
+	// floors included), User and Sys its user and kernel parts where the
+	// run recorded them: the host model's inputs.
+	CPU, User, Sys map[string]Figure
 }
 
 // SplitTolerance is how far, in percent, user+sys may be from the total
@@ -135,10 +139,16 @@ func ReadHostRun(file string) (HostRun, Machine, error) {
 		return HostRun{}, Machine{}, fmt.Errorf("%s: %v", file, err)
 	}
 	sec := rep.Sections["ceilings"]
-	run := HostRun{Date: sec.Date, Ratios: map[string]Figure{}}
+	run := HostRun{Date: sec.Date, Ratios: map[string]Figure{}, CPU: map[string]Figure{}, User: map[string]Figure{}, Sys: map[string]Figure{}}
 	for _, p := range rep.Ceilings {
 		if p.Mode != string(bench.KeepAlive) || p.Conns != CeilingConns || p.Label != "" {
 			continue
+		}
+		if p.Server != Twin && p.CPU.N > 0 {
+			run.CPU[p.Server] = p.CPU
+			if p.User.N > 0 && p.Sys.N > 0 {
+				run.User[p.Server], run.Sys[p.Server] = p.User, p.Sys
+			}
 		}
 		switch {
 		case p.Server == "nginx":

@@ -68,6 +68,11 @@ type Point struct {
 	// application's together; AppCPU is the application's part). For a
 	// ceiling, over the blocks in which the server was saturated.
 	CPU Figure `json:"cpu_us_per_req"`
+	// User and Sys split CPU into the server's own code and the kernel's
+	// on its behalf (cgroup v1's cpuacct usage_user and usage_sys), where
+	// the run recorded the split.
+	User Figure `json:"user_us_per_req,omitzero"`
+	Sys  Figure `json:"sys_us_per_req,omitzero"`
 	// Blocks is a ceiling's CPU per request in every block, in order, and
 	// Saturated whether the server was saturated in it: ratios pair the
 	// blocks in which both servers were.

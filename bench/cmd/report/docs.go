@@ -39,6 +39,8 @@ var documents = []document{
 		"costs-minwait":   render.MinWaitCosts,
 		"costs-json":      render.CostsJSON,
 		"costs-encoders":  render.CostsEncoders,
+		"costs-split":     render.CostsSplit,
+		"costs-model":     func(rep report.Report) string { return render.HostModel(rep.Hosts) },
 	}},
 }
 
@@ -62,7 +64,7 @@ func beginMarker(name string) string {
 		from = "bin/report -newconn writes it from results/results.json"
 	case "costs-minwait":
 		from = "make bench-load PART=min-wait writes it from results/results.json"
-	case "hosts":
+	case "hosts", "costs-model":
 		from = "bin/report writes it from results/hosts"
 	}
 	return "<!-- begin generated: " + name + " (" + from + ") -->\n"

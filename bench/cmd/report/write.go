@@ -31,6 +31,8 @@ var reportParts = []render.Part{
 	{From: []string{"newconn"}, Title: "A new connection per request at a fixed rate (bin/report -newconn)", Render: render.NewConnTable},
 	{From: []string{report.MinWaitSection}, Title: "What waiting for a batch buys below the ceiling (make bench-load PART=min-wait)", Render: render.MinWaitPart},
 	{From: []string{"ceilings"}, Title: "Every host side by side", Render: render.HostsSection},
+	{From: []string{"ceilings"}, Title: "Why the ratios move between hosts", Render: func(rep report.Report) string { return render.HostModel(rep.Hosts) }},
+	{From: []string{"ceilings", "load", "why"}, Title: "Where the time goes: user, kernel and system calls", Render: render.CostsSplit},
 }
 
 // write writes results.json, REPORT.md and the charts into dir; a chart

@@ -24,6 +24,49 @@ func HostsSection(rep report.Report) string {
 		"nginx's own CPU per request is each host's yardstick.\n\n")
 	b.WriteString(hostsTable(rep.Hosts, nil))
 	b.WriteString("\n" + hostsLegend(rep.Hosts) + "\n" + orderings(rep.Hosts) + "\n" + hostsSplit(rep.Hosts))
+	b.WriteString("\nWhy the ratios move, and a model that predicts one host's from another's: bench/COSTS.md, section 11.\n")
+	return b.String()
+}
+
+// HostModel is the model's account of why the ratios move between hosts
+// (report.Predict): each host's user and kernel factors and how well they
+// predict its stacks, against carrying another host's ratios over.
+func HostModel(hosts []report.Host) string {
+	models := report.Predict(hosts)
+	letter := func(key string) string {
+		return string(rune('A' + slices.IndexFunc(hosts, func(h report.Host) bool { return h.Key == key })))
+	}
+	var b, rows strings.Builder
+	b.WriteString("Why the ratios move: a request's CPU is the server's own code (user time) and the kernel's work for it (kernel time), " +
+		"and each host runs the two at its own speed. The model gives a host one factor for each, the same for every stack, " +
+		"solved from its nginx and its epoll floor (almost all kernel time) alone, and predicts every stack's ratio to nginx there " +
+		"from the user and kernel time that stack spent on the host that recorded the split. Its error is set against the simplest prediction: " +
+		"the split host's ratios carried over unchanged.\n\n")
+	b.WriteString("| host | predicted from | user factor | kernel factor | model's error, mean (worst) | carried over, mean (worst) |\n|---|---|--:|--:|--:|--:|\n")
+	predicted := 0
+	for _, m := range models {
+		if m.Why != "" {
+			fmt.Fprintf(&b, "| %s | – (%s) | – | – | – | – |\n", letter(m.Key), m.Why)
+			continue
+		}
+		mean, worst, cmean, cworst := m.Errors()
+		from := "host " + letter(m.From)
+		if m.InSample {
+			from = "itself (in sample: a fit, not a test)"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s %% (%s %%) | %s %% (%s %%) |\n", letter(m.Key), from, num(m.User, 2), num(m.Kernel, 2),
+			num(mean, 1), num(worst, 1), num(cmean, 1), num(cworst, 1))
+		if !m.InSample {
+			predicted++
+			for _, r := range m.Rows {
+				fmt.Fprintf(&rows, "| %s | %s | %s | %s | %s |\n", letter(m.Key), r.Stack, num(r.Measured, 2), num(r.Model, 2), num(r.Carried, 2))
+			}
+		}
+	}
+	if predicted > 0 {
+		b.WriteString("\nEach stack's ratio to nginx on a host predicted from another's split, measured beside the model's and beside the split host's own:\n\n" +
+			"| host | stack | measured | model | carried over |\n|---|---|--:|--:|--:|\n" + rows.String())
+	}
 	return b.String()
 }
 

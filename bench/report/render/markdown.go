@@ -89,7 +89,7 @@ func PickLong(rep report.Report) string {
 		return ""
 	}
 	var b strings.Builder
-	b.WriteString(t + "\n" + actLine(rep, "the sections below") + "\n" + runsLine(rep, "this report's header") + "\n| stack | what it gives a real application |\n|---|---|\n")
+	b.WriteString(t + "\n" + actLine(rep, "the sections below") + "\n" + jsonLine(rep) + runsLine(rep, "this report's header") + "\n| stack | what it gives a real application |\n|---|---|\n")
 	for _, s := range report.Order() {
 		if g := gives(s); g != "" {
 			fmt.Fprintf(&b, "| %s | %s |\n", s, g)

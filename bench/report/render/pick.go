@@ -72,7 +72,7 @@ func pickRowOf(rep report.Report, t targets.Target) (pickRow, bool) {
 	if !ok {
 		return pickRow{}, false
 	}
-	return pickRow{name: t.Name, gets: getsOf(t), ceiling: ceilingCell(p), cores: coresAt(rep, t.Name),
+	return pickRow{name: t.Name, gets: getsOf(t), ceiling: ceilingCell(p) + hostsCell(rep, t.Name), cores: coresAt(rep, t.Name),
 		held: heldCell(rep, t.Name), idle: idleCell(rep, t.Name), https: httpsCell(rep, t)}, true
 }
 
@@ -102,6 +102,28 @@ func ceilingCell(p report.Point) string {
 		return num(p.CPU.Median, 1) + " µs"
 	}
 	return fmt.Sprintf("%s µs · %s×", num(p.CPU.Median, 1), num(p.CPUVsNginx.Median, 2))
+}
+
+// hostsCell is the range of a stack's ratio to nginx over every host
+// recorded, where more than one host measured it: a ratio is a property
+// of a stack and a host.
+func hostsCell(rep report.Report, server string) string {
+	for _, r := range report.HostRanges(rep.Hosts) {
+		if r.Stack == server && r.Hosts > 1 {
+			return fmt.Sprintf(" (%s on %d hosts)", span(r.Lo, r.Hi), r.Hosts)
+		}
+	}
+	return ""
+}
+
+// jsonLine says in a sentence what the JSON endpoint changes in the
+// table, where the run measured it.
+func jsonLine(rep report.Report) string {
+	names := jsonServers(rep)
+	if len(names) == 0 {
+		return ""
+	}
+	return "JSON (`/json`, each stack's own encoder): " + jsonOrder(rep, names) + "\n\n"
 }
 
 // coresAt is the cores a stack's CPU at a steady pickRate keeps busy:
@@ -256,19 +278,36 @@ func runsLine(rep report.Report, versions string) string {
 			if s.Kept > 0 { // a stopping rule: the blocks it ran
 				n = blocksIn(s)
 			}
-			runs = append(runs, fmt.Sprintf("%s %s (%s)", what, s.Date, plural(n, unit)))
+			runs = append(runs, fmt.Sprintf("%s %s (%s%s)", what, s.Date, plural(n, unit), runHost(rep, s)))
 		}
 	}
 	add("ceilings", "ceilings", "block")
 	add("load", "load", "round")
 	if s := searchSection(rep); s.Date != "" {
-		runs = append(runs, fmt.Sprintf("p99 search %s (%s)", s.Date, plural(s.Rounds, "round")))
+		runs = append(runs, fmt.Sprintf("p99 search %s (%s%s)", s.Date, plural(s.Rounds, "round"), runHost(rep, s)))
 	}
 	add("idle", "sweep", "round")
 	add("uring's idle", report.UringSection, "block")
 	add("HTTPS", "tls-keepalive", "block")
 	add("handshakes", "tls-handshake", "block")
-	return "_Runs: " + strings.Join(runs, "; ") + "; on " + rep.Machine.CPU + "; the stacks' versions: " + versions + "._\n"
+	return "_Runs: " + strings.Join(runs, "; ") + "; the hosts by letter and the stacks' versions: " + versions + "._\n"
+}
+
+// runHost names the recorded host a section's run was made on, by its
+// letter in the hosts table ("host C"), or its processor where no host
+// record matches: a table whose columns come from runs on two hosts says
+// so.
+func runHost(rep report.Report, s report.Section) string {
+	key := report.HostKey(s.Machine)
+	for i, h := range rep.Hosts {
+		if h.Key == key {
+			return fmt.Sprintf(", host %c", 'A'+i)
+		}
+	}
+	if s.Machine.CPU == "" {
+		return ""
+	}
+	return ", on " + s.Machine.CPU
 }
 
 // PickShort is the README's section: the table and three lines.
@@ -278,5 +317,5 @@ func PickShort(rep report.Report) string {
 		return ""
 	}
 	return t + "\n" + actLine(rep, "[docs/ceilings.md](docs/ceilings.md), [docs/load.md](docs/load.md) and [bench/COSTS.md](bench/COSTS.md)") +
-		"\n" + runsLine(rep, "[results/REPORT.md](results/REPORT.md)")
+		"\n" + jsonLine(rep) + runsLine(rep, "[results/REPORT.md](results/REPORT.md)")
 }

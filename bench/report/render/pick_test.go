@@ -56,7 +56,7 @@ func TestPickTable(t *testing.T) {
 		"| gnet | own HTTP · no h2 · no TLS | 5.3 µs · 0.92× | 0.21 | none | 8.5 MB | no TLS |\n| *references* | | | | | | |\n",
 		"| nginx | C · h2 · TLS | 5.8 µs · 1× | 0.14 | 139\u2009000 | 5.0 MB | 8.1 µs · 169 µs |\n",
 		"A difference under 3 % between two stacks is not worth acting on: the A/A twin's interval is ±0.8 %, and a ratio to nginx moved by up to ±2.1 % (fiber) over 2 invocations of make bench, 2026-12-04 15:07 UTC to 2026-12-05 00:59 UTC.",
-		"_Runs: ceilings 2026-12-05 00:59 UTC (26 blocks); load 2026-12-05 02:01 UTC (6 rounds); p99 search 2026-12-05 02:01 UTC (2 rounds); on Test CPU; the stacks' versions: [results/REPORT.md](results/REPORT.md)._",
+		"_Runs: ceilings 2026-12-05 00:59 UTC (26 blocks); load 2026-12-05 02:01 UTC (6 rounds); p99 search 2026-12-05 02:01 UTC (2 rounds); the hosts by letter and the stacks' versions: [results/REPORT.md](results/REPORT.md)._",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("the pick section lacks %q:\n%s", want, got)

@@ -1,0 +1,66 @@
+package render
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"hellobench/bench"
+	"hellobench/bench/report"
+	"hellobench/internal/targets"
+)
+
+// CostsSplit is COSTS.md's table of where each server's keep-alive
+// request goes: user and kernel time at the ceiling (make bench's
+// cgroup split) and the system calls it makes, by kind at the ceiling
+// and in all at a quarter of it (make bench-load's count).
+func CostsSplit(rep report.Report) string {
+	var b strings.Builder
+	b.WriteString("| server | user µs/req | kernel µs/req | system calls /req at the ceiling | of which read, write, epoll_wait, futex | at 25 % of the ceiling |\n|---|--:|--:|--:|--:|--:|\n")
+	rows, off, split := 0, 0, 0
+	for _, t := range targets.All {
+		if t.Name == "lighttpd-static" {
+			continue
+		}
+		p, ok := report.Find(rep.Ceilings, t.Name, string(bench.KeepAlive))
+		sat, okS := report.FindWhy(rep.Why, t.Name, "saturated")
+		q, okQ := report.FindWhy(rep.Why, t.Name, "of=25%")
+		if !ok && !okS {
+			continue
+		}
+		user, kernel := "–", "–"
+		if ok && p.User.N > 0 && p.Sys.N > 0 {
+			user, kernel = spread(p.User, 2), spread(p.Sys, 2)
+			split++
+			if math.Abs(p.User.Median+p.Sys.Median-p.CPU.Median) > report.SplitTolerance/100*p.CPU.Median {
+				off++
+			}
+		}
+		calls, kinds, quarter := "–", "–", "–"
+		if okS {
+			calls = spread(sat.Syscalls, 2)
+			if sat.Reads.N > 0 {
+				kinds = strings.Join([]string{median(sat.Reads, 2), median(sat.Writes, 2), median(sat.EpollWaits, 2), median(sat.Futex, 2)}, ", ")
+			}
+		}
+		if okQ {
+			quarter = spread(q.Syscalls, 2)
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", t.Name, user, kernel, calls, kinds, quarter)
+		rows++
+	}
+	if rows == 0 {
+		return ""
+	}
+	b.WriteString("\n")
+	if split > 0 {
+		fmt.Fprintf(&b, "User + kernel time is within %.0f %% of the total CPU per request in %d of %d rows (their medians). ", report.SplitTolerance, split-off, split)
+	}
+	b.WriteString(source(rep, "ceilings"))
+	if s, ok := rep.Sections["why"]; ok {
+		fmt.Fprintf(&b, " The system calls: `make bench-load PART=why`, %s, %s, counted by perf on the kernel's tracepoints; each cell the median with the range (min–max).", s.Date, plural(s.Rounds, "round"))
+	} else if s, ok := rep.Sections["load"]; ok && len(rep.Why) > 0 {
+		fmt.Fprintf(&b, " The system calls: `make bench-load`, %s, counted by perf on the kernel's tracepoints; each cell the median with the range (min–max).", s.Date)
+	}
+	return b.String() + "\n"
+}
