@@ -49,7 +49,8 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # agreement of results/ with again 2 to N, so run AGAIN=2, then AGAIN=3.
 AGAIN   ?=
 # PART=X (bench-work, bench-load, bench-tls): only X, bin/report -X
-# (bench-tls: -tls-X).
+# (bench-tls: -tls-X); bench PART=json, with AGAIN only: the json
+# ceilings alone (bin/report -modes json).
 PART    ?=
 # WHAT=X: which make compare runs.
 WHAT    ?=
@@ -74,7 +75,7 @@ help:
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z][a-z%-]*:.*## / {n++; t[n] = $$1; d[n] = $$2; sub(/%/, "NAME", t[n]); if (length(t[n]) > w) w = length(t[n])} \
 		END {f = "  %-" w "s  %s\n"; for (i = 1; i <= n; i++) printf f, t[i], d[i]; \
 		printf f, "AGAIN=N", "bench, bench-latency, -load, -tls: once more into results/again/, then compared"; \
-		printf f, "PART=X", "bench-work, -load, -tls: only the part X (each lists its parts above)"; \
+		printf f, "PART=X", "bench (json, with AGAIN), -work, -load, -tls: only the part X (each lists its parts)"; \
 		printf f, "variables", "CPU=$(CPU) PROCS=$(PROCS) ADDR=$(ADDR) SERVER_CPUS=$(SERVER_CPUS) CLIENT_CPUS=$(CLIENT_CPUS) SCALE_CORES=$(SCALE_CORES)"}' $(MAKEFILE_LIST)
 
 servers: ## list the servers of the target table: the NAMEs of serve-NAME
@@ -120,9 +121,12 @@ fuzz: ## run each fuzzer for FUZZTIME (make test replays their seed corpora)
 
 # The ceilings again (AGAIN=N) skip the in-memory benchmarks: a figure that
 # holds in one run only is not one.
-bench: build deps ## ceilings and in-memory costs, ~25 min; results/, README, docs, COSTS.md
-	$(call part,)
-	bin/report $(RUNFLAGS) -run $(call out,,-in-memory=false -hosts results)
+# PART=json, with AGAIN=N only: the blocks' /json ceilings alone, into
+# results/again/N, compared with make bench's in results/agreement.md.
+bench: build deps ## ceilings and in-memory costs, ~40 min; results/, README, docs, COSTS.md
+	$(call part,json)
+	$(if $(and $(PART),$(if $(AGAIN),,no)),$(error make bench PART=json takes AGAIN=N: it measures make bench's json blocks again))
+	bin/report $(RUNFLAGS) -run $(if $(PART),-modes json) $(call out,,-in-memory=false -hosts results)
 	$(call agree,,-agree,agreement.md)
 
 bench-sweep: build deps ## 1 to 10 000 connections and idle connections, ~25 min; results/
@@ -156,15 +160,18 @@ bench-latency: build deps ## latency and GC pauses at fixed rates, ~20 min; docs
 
 # The shares are of the keep-alive ceilings make bench left in results/.
 # PART=capacity: the search for the rate within the p99 bound alone (into
-# capacity.txt, which replaces load.txt's search); at-load: the blocks at a
+# capacity.txt, which replaces load.txt's search); why: the count of what
+# every server asks of the kernel per request alone (into why.txt, which
+# replaces load.txt's count); at-load: the blocks at a
 # quarter of each ceiling beside a reference nginx alone; newconn, which
 # the whole run leaves out: every server on a new connection per request at
 # a fixed rate, beside a reference nginx (docs/ceilings.md); min-wait,
 # which it leaves out too: uring at a quarter of its ceiling with each of
-# io_uring's minimum waits (bench/COSTS.md). Neither takes AGAIN.
-bench-load: build deps ## CPU and p99 below the ceiling, ~35 min; PART=at-load|capacity|newconn|min-wait
-	$(call part,at-load capacity newconn min-wait)
-	$(if $(and $(AGAIN),$(filter newconn min-wait,$(PART))),$(error make bench-load PART=$(PART) takes no AGAIN))
+# io_uring's minimum waits (bench/COSTS.md). why, newconn and min-wait take
+# no AGAIN.
+bench-load: build deps ## CPU, p99 below the ceiling, ~35 min; PART=at-load|capacity|why|newconn|min-wait
+	$(call part,at-load capacity why newconn min-wait)
+	$(if $(and $(AGAIN),$(filter why newconn min-wait,$(PART))),$(error make bench-load PART=$(PART) takes no AGAIN))
 	bin/report $(RUNFLAGS) -$(or $(PART),load) $(call out,load-,$(shares))
 	$(call agree,load-,-agree-load,load-agreement.md)
 

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -17,10 +18,11 @@ import (
 
 	"hellobench/internal/deps"
 	"hellobench/internal/proc"
+	"hellobench/internal/targets"
 )
 
 var (
-	flagWhyServers       = flag.String("why-servers", "nginx,floor,gnet,fasthttp,nethttp", "BenchmarkWhy's servers")
+	flagWhyServers       = flag.String("why-servers", "", "BenchmarkWhy's servers (default: every stack, nginx and the floors)")
 	flagReadinessServers = flag.String("readiness-servers", "floor,floor-uring,gnet,uring,nginx", "BenchmarkReadiness's servers")
 	flagWhyFor           = flag.Duration("why-for", 2*time.Second, "how long BenchmarkWhy counts each load")
 )
@@ -38,7 +40,7 @@ const tracefs = "/sys/kernel/tracing"
 func BenchmarkWhy(b *testing.B) {
 	cfg, client := setup(b)
 	perf := perfReady(b)
-	withCeilings(b, strings.Split(*flagWhyServers, ","), true, func(name string, ceil float64) {
+	withCeilings(b, whyServers(), true, func(name string, ceil float64) {
 		b.Run(name, func(b *testing.B) {
 			s := start(b, cfg, name)
 			for _, p := range []struct {
@@ -49,6 +51,15 @@ func BenchmarkWhy(b *testing.B) {
 			}
 		})
 	})
+}
+
+// whyServers are -why-servers, or every target but lighttpd's static
+// file, which is no stack.
+func whyServers() []string {
+	if *flagWhyServers != "" {
+		return strings.Split(*flagWhyServers, ",")
+	}
+	return slices.DeleteFunc(targets.Names(), func(n string) bool { return n == "lighttpd-static" })
 }
 
 // BenchmarkReadiness counts, per request, what the floors ask of the
@@ -102,8 +113,7 @@ func counted(b *testing.B, perf string, client Client, s *Server, rate float64) 
 	dir := b.TempDir()
 	statFile, recFile := filepath.Join(dir, "stat"), filepath.Join(dir, "rec")
 	list := strings.Join(pids, ",")
-	stat := exec.Command(perf, "stat", "-x,", "-o", statFile, "-p", list,
-		"-e", "raw_syscalls:sys_enter,syscalls:sys_enter_epoll_wait,syscalls:sys_enter_epoll_pwait,syscalls:sys_enter_epoll_pwait2,syscalls:sys_enter_io_uring_enter")
+	stat := exec.Command(perf, "stat", "-x,", "-o", statFile, "-p", list, "-e", strings.Join(countedEvents(), ","))
 	rec := exec.Command(perf, "record", "-q", "-o", recFile, "-p", list,
 		"-e", "syscalls:sys_exit_epoll_wait,syscalls:sys_exit_epoll_pwait,syscalls:sys_exit_epoll_pwait2")
 	for _, c := range []*exec.Cmd{stat, rec} {
@@ -168,12 +178,54 @@ func counted(b *testing.B, perf string, client Client, s *Server, rate float64) 
 		b.ReportMetric(events/waits, "events/wait")
 	}
 	b.ReportMetric(calls["syscalls:sys_enter_io_uring_enter"]/n, "uring-enters/req")
+	// The system calls by kind: reads and writes of every form, futex
+	// (goroutines and threads waking each other), epoll_ctl; the rest is
+	// the total less these, the epoll_waits and io_uring_enter.
+	kinds := 0.0
+	for _, k := range callKinds {
+		c := 0.0
+		for _, name := range k.calls {
+			c += calls["syscalls:sys_enter_"+name]
+		}
+		b.ReportMetric(c/n, k.unit)
+		kinds += c
+	}
+	b.ReportMetric((calls["raw_syscalls:sys_enter"]-kinds-epolls-calls["syscalls:sys_enter_io_uring_enter"])/n, "other-calls/req")
 	b.ReportMetric(float64(v1-v0)/n, "vcsw/req")
 	b.ReportMetric(float64(n1-n0)/n, "ivcsw/req")
 	// In the clock's ticks (/proc's stat): a split of the CPU above into
 	// the process's own code and the kernel's on its behalf.
 	b.ReportMetric((user1-user0).Seconds()*1e6/n, "user-us/req")
 	b.ReportMetric((sys1-sys0).Seconds()*1e6/n, "sys-us/req")
+}
+
+// callKinds are the kinds of system call BenchmarkWhy counts apart, each
+// a metric per request.
+var callKinds = []struct {
+	unit  string
+	calls []string
+}{
+	{"reads/req", []string{"read", "readv", "recvfrom", "recvmsg"}},
+	{"writes/req", []string{"write", "writev", "sendto", "sendmsg", "sendmmsg"}},
+	{"futex/req", []string{"futex"}},
+	{"epoll-ctl/req", []string{"epoll_ctl"}},
+}
+
+// countedEvents are perf stat's events: every system call, the
+// epoll_wait family, io_uring_enter and callKinds' calls, those of them
+// this kernel has a tracepoint for.
+func countedEvents() []string {
+	names := []string{"epoll_wait", "epoll_pwait", "epoll_pwait2", "io_uring_enter"}
+	for _, k := range callKinds {
+		names = append(names, k.calls...)
+	}
+	events := []string{"raw_syscalls:sys_enter"}
+	for _, n := range names {
+		if _, err := os.Stat(filepath.Join(tracefs, "events", "syscalls", "sys_enter_"+n)); err == nil {
+			events = append(events, "syscalls:sys_enter_"+n)
+		}
+	}
+	return events
 }
 
 // cpuTimes sums the user and kernel CPU time of pids, threads included.

@@ -63,6 +63,13 @@ type Why struct {
 	URingEnters Figure `json:"io_uring_enters_per_req,omitzero"`
 	User        Figure `json:"user_us_per_req,omitzero"`
 	Sys         Figure `json:"sys_us_per_req,omitzero"`
+	// The system calls by kind, per request, where counted: reads and
+	// writes of every form, futex, epoll_ctl, and the rest.
+	Reads    Figure `json:"reads_per_req,omitzero"`
+	Writes   Figure `json:"writes_per_req,omitzero"`
+	Futex    Figure `json:"futex_per_req,omitzero"`
+	EpollCtl Figure `json:"epoll_ctl_per_req,omitzero"`
+	Other    Figure `json:"other_calls_per_req,omitzero"`
 }
 
 // whyPoint reads a BenchmarkWhy name, "server/of=25%" or "server/saturated".
@@ -74,7 +81,9 @@ func whyPoint(name string, s Samples) (Why, bool) {
 	return Why{Server: server, Load: load, ReqPerSec: s.figure("req/s"), Busy: s.figure("cpu-%"),
 		Syscalls: s.figure("syscalls/req"), EpollWaits: s.figure("epoll-waits/req"), EventsPerWait: s.figure("events/wait"),
 		Voluntary: s.figure("vcsw/req"), Involuntary: s.figure("ivcsw/req"),
-		URingEnters: s.figure("uring-enters/req"), User: s.figure("user-us/req"), Sys: s.figure("sys-us/req")}, true
+		URingEnters: s.figure("uring-enters/req"), User: s.figure("user-us/req"), Sys: s.figure("sys-us/req"),
+		Reads: s.figure("reads/req"), Writes: s.figure("writes/req"), Futex: s.figure("futex/req"), EpollCtl: s.figure("epoll-ctl/req"),
+		Other: s.figure("other-calls/req")}, true
 }
 
 // FindWhy returns a server's counts at one load, if counted.

@@ -73,7 +73,7 @@ const UntilFormat = "%d kept, at most %d blocks"
 // Read builds the report from the benchmark files of its sections
 // ("ceilings": a bench.txt, "sweep", "scale", "work", "latency", "load",
 // "readiness", "tls", "tls-keepalive", "tls-handshake", "atload",
-// "capacity", "newconn", UringSection); a file
+// "capacity", "why", "newconn", UringSection); a file
 // that does not exist is a section not measured, and none at all is an
 // error.
 func Read(files map[string]string) (Report, error) {
@@ -147,6 +147,7 @@ func Read(files map[string]string) (Report, error) {
 var replaces = map[string]struct{ prefix, mode string }{
 	"tls-keepalive": {tlsPrefix, string(bench.TLSKeepAlive)},
 	"capacity":      {capacityPrefix, ""},
+	"why":           {whyPrefix, ""},
 }
 
 // ErrNoResults is Read's error when none of its files holds a result.
@@ -178,6 +179,11 @@ func replacing(name string) bool {
 	_, o := ownRows[name]
 	return r || o
 }
+
+// whyPrefix starts the benchmark keys of the count of what each server
+// asks of the kernel (BenchmarkWhy): bin/report -why's why.txt replaces
+// load.txt's.
+const whyPrefix = "hellobench/bench/BenchmarkWhy/"
 
 // capacityPrefix starts the benchmark keys of the search for the rate
 // within the p99 bound (BenchmarkCapacity).

@@ -21,9 +21,9 @@ func goTest(args ...string) []string {
 }
 
 // ceilingCommands are the in-memory benchmarks, then the ceilings in
-// blocks: each block runs every server once in each mode, in the block's
-// own order (bench.Order), for the same time each.
-func ceilingCommands(quick, inMemory bool, rounds, blocks int, each time.Duration) [][]string {
+// blocks: each block runs every server once in each mode (of modes, when
+// given), in the block's own order (bench.Order), for the same time each.
+func ceilingCommands(quick, inMemory bool, rounds, blocks int, each time.Duration, modes string) [][]string {
 	var cmds [][]string
 	if quick {
 		if inMemory {
@@ -34,8 +34,12 @@ func ceilingCommands(quick, inMemory bool, rounds, blocks int, each time.Duratio
 	if inMemory {
 		cmds = append(cmds, memoryCommands("-count", fmt.Sprint(max(rounds, memoryRounds)))...)
 	}
+	var only []string
+	if modes != "" {
+		only = []string{"-modes", modes}
+	}
 	for k := range blocks {
-		cmds = append(cmds, goTest("-bench", "Ceiling", "-benchtime", "1x", "-timeout", "0", "./bench", "-args", "-for", each.String(), "-block", fmt.Sprint(k)))
+		cmds = append(cmds, goTest(slices.Concat([]string{"-bench", "Ceiling", "-benchtime", "1x", "-timeout", "0", "./bench", "-args", "-for", each.String(), "-block", fmt.Sprint(k)}, only)...))
 	}
 	return cmds
 }
@@ -180,25 +184,40 @@ func latencyCommands(quick bool, rounds int, ceilings, logs string) [][]string {
 // loadCommands are make bench-load's rounds: in each, every server held
 // at the shares of its ceiling and the ladder (BenchmarkLoad), then in the
 // first searches rounds the search for its rate within the p99 bound
-// (BenchmarkCapacity) and the count of what five servers ask of the
+// (BenchmarkCapacity) and the count of what every server asks of the
 // kernel per request (BenchmarkWhy), each in the round's order; -quick holds two
 // servers at one share and searches in two steps.
 func loadCommands(quick bool, rounds, searches int, ceilings string) [][]string {
 	points := []string{"-rates", "10000,25000,40000", "-of", "0.1,0.25,0.5,0.75,0.9", "-many-conns", "0", "-lat-for", "1s", "-lat-warmup", "300ms"}
-	var why []string
 	if quick {
 		points = []string{"-lat-servers", quickServers(ceilings), "-rates", "10000", "-of", "0.25", "-many-conns", "0", "-lat-for", "300ms", "-lat-warmup", "100ms"}
-		why = []string{"-why-servers", quickServers(ceilings), "-why-for", "300ms"}
 	}
 	var cmds [][]string
 	for k := range rounds {
 		block := []string{"-block", fmt.Sprint(k)}
 		cmds = append(cmds, goTest(slices.Concat([]string{"-bench", "^BenchmarkLoad$", "-benchtime", "1x", "-timeout", "0", "./bench", "-args", "-ceilings", ceilings}, points, block)...))
 		if k < searches {
-			cmds = append(cmds,
-				searchCommand(quick, k, ceilings),
-				goTest(slices.Concat([]string{"-bench", "^BenchmarkWhy$", "-benchtime", "1x", "-timeout", "0", "./bench", "-args", "-ceilings", ceilings}, why, block)...))
+			cmds = append(cmds, searchCommand(quick, k, ceilings), whyCommand(quick, k, ceilings))
 		}
+	}
+	return cmds
+}
+
+// whyCommand is BenchmarkWhy's round k: every server counted at a quarter
+// of its ceiling and saturated, in the round's order; -quick two servers.
+func whyCommand(quick bool, k int, ceilings string) []string {
+	var why []string
+	if quick {
+		why = []string{"-why-servers", quickServers(ceilings), "-why-for", "300ms"}
+	}
+	return goTest(slices.Concat([]string{"-bench", "^BenchmarkWhy$", "-benchtime", "1x", "-timeout", "0", "./bench", "-args", "-ceilings", ceilings}, why, []string{"-block", fmt.Sprint(k)})...)
+}
+
+// whyCommands are make bench-load PART=why's rounds (bin/report -why).
+func whyCommands(quick bool, rounds int, ceilings string) [][]string {
+	var cmds [][]string
+	for k := range rounds {
+		cmds = append(cmds, whyCommand(quick, k, ceilings))
 	}
 	return cmds
 }

@@ -5,7 +5,7 @@
 //
 // Usage:
 //
-//	report [-run] [-in-memory=false] [-sweep] [-work] [-latency] [-load] [-at-load] [-capacity] [-tls] [-tls-keepalive] [-newconn] [-min-wait] [-uring] [-quick] [-blocks 26] [-for 300ms] [-work-blocks 6] [-sweep-rounds 3] [-n 200000] [-out results] [-hosts results] [-docs] [-compare dir]
+//	report [-run] [-in-memory=false] [-sweep] [-work] [-latency] [-load] [-at-load] [-capacity] [-why] [-tls] [-tls-keepalive] [-newconn] [-min-wait] [-uring] [-quick] [-blocks 26] [-for 300ms] [-work-blocks 6] [-sweep-rounds 3] [-n 200000] [-out results] [-hosts results] [-docs] [-compare dir]
 //
 // The results model and its rules are package report, the markdown and
 // SVG package render; this command runs the benches and writes the files.
@@ -54,6 +54,7 @@ import (
 	"log"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -84,6 +85,7 @@ func main() {
 	latencyRun := flag.Bool("latency", false, "run the servers at fixed rates (the ladder, shares of each one's keep-alive ceiling from the ceilings in -out) into latency.txt first, their HdrHistogram logs into latency/")
 	ceilingsFrom := flag.String("ceilings-from", "", "with -latency or -load: the bench.txt whose keep-alive ceilings the shares are of (default: the one in -out)")
 	loadRun := flag.Bool("load", false, "run the servers at shares of their keep-alive ceilings and the ladder for their CPU per request, and the search for the rate each holds within a p99 bound, into load.txt first (ceilings as -latency takes them), and -at-load's blocks")
+	whyRun := flag.Bool("why", false, "run make bench-load's count of what every server asks of the kernel per request (system calls by kind, context switches) at a quarter of its ceiling and saturated alone, in -capacity-rounds rounds, into why.txt first; it replaces load.txt's")
 	capacityRun := flag.Bool("capacity", false, "run make bench-load's search for the rate each server holds within the p99 bound alone, in -capacity-rounds rounds, into capacity.txt first (ceilings as -latency takes them); it replaces load.txt's")
 	atLoadRun := flag.Bool("at-load", false, "run the servers at a quarter of their keep-alive ceilings beside a reference nginx at a quarter of its own, in -at-load-blocks blocks, into atload.txt first (ceilings as -latency takes them)")
 	// As the ceilings: only the host's usual level counts, and it holds
@@ -132,6 +134,7 @@ func main() {
 	blocks := flag.Int("blocks", 26, "with -run: blocks of the ceilings, each running every server once, in an order that changes from block to block")
 	// Short runs buy blocks: the reference rounds beside each run cancel the
 	// host's drift, so the interval narrows with the blocks, not the length.
+	modes := flag.String("modes", "", "with -run: the ceilings' modes alone, comma-separated (keepalive, close, pipeline, json; default: all); a run without keepalive is filed under no host")
 	each := flag.Duration("for", 300*time.Millisecond, "with -run: how long each ceiling run (and each reference round beside it) lasts")
 	inMemory := flag.Bool("in-memory", true, "with -run: run the in-memory benchmarks of each server loop before the ceilings")
 	n := flag.Int("n", 200000, "with -run: requests per ceiling run")
@@ -206,7 +209,7 @@ func main() {
 	// keep no partial output.
 	proc.Handle("report", 5*time.Second, removePartial)
 	var forced string
-	if *run || *sweep || *scaleRun || *workRun || *latencyRun || *loadRun || *atLoadRun || *capacityRun || *tlsRun || *tlsKeepAliveRun || *tlsHandshakeRun || *newConnRun || *minWaitRun || *uringRun {
+	if *run || *sweep || *scaleRun || *workRun || *latencyRun || *loadRun || *atLoadRun || *capacityRun || *whyRun || *tlsRun || *tlsKeepAliveRun || *tlsHandshakeRun || *newConnRun || *minWaitRun || *uringRun {
 		cfg, err := bench.DefaultConfig()
 		if err != nil {
 			log.Fatal(err)
@@ -226,6 +229,7 @@ func main() {
 	loadFile := filepath.Join(*out, "load.txt")
 	atLoadFile := filepath.Join(*out, "atload.txt")
 	capacityFile := filepath.Join(*out, "capacity.txt")
+	whyFile := filepath.Join(*out, "why.txt")
 	readinessFile := filepath.Join(*out, "readiness.txt")
 	tlsFile := filepath.Join(*out, "tls.txt")
 	tlsKeepAliveFile := filepath.Join(*out, "tls-keepalive.txt")
@@ -233,11 +237,12 @@ func main() {
 	newConnFile := filepath.Join(*out, "newconn.txt")
 	uringFile := filepath.Join(*out, report.UringSection+".txt")
 	if *run {
-		if err := runAll(root, benchFile, *quick, forced, blockCount(*quick, *blocks), ceilingCommands(*quick, *inMemory, *rounds, *blocks, *each)); err != nil {
+		if err := runAll(root, benchFile, *quick, forced, blockCount(*quick, *blocks), ceilingCommands(*quick, *inMemory, *rounds, *blocks, *each, *modes)); err != nil {
 			fatal(err)
 		}
-		// A full run joins its host's record; a smoke run does not.
-		if !*quick {
+		// A full run joins its host's record; a smoke run, or one without
+		// the keep-alive ceilings the record holds, does not.
+		if !*quick && (*modes == "" || slices.Contains(strings.Split(*modes, ","), string(bench.KeepAlive))) {
 			into := cmp.Or(*hostsDir, *out)
 			key, err := report.FileHostRun(into, benchFile)
 			if err != nil {
@@ -263,7 +268,7 @@ func main() {
 		}
 	}
 
-	if *loadRun || *atLoadRun || *capacityRun {
+	if *loadRun || *atLoadRun || *capacityRun || *whyRun {
 		from := benchFile
 		if *ceilingsFrom != "" {
 			from = *ceilingsFrom
@@ -281,6 +286,12 @@ func main() {
 		if *capacityRun {
 			rounds := blockCount(*quick, *capacityRounds)
 			if err := runAll(root, capacityFile, *quick, forced, rounds, capacityCommands(*quick, rounds, ceilings)); err != nil {
+				fatal(err)
+			}
+		}
+		if *whyRun {
+			rounds := blockCount(*quick, *capacityRounds)
+			if err := runAll(root, whyFile, *quick, forced, rounds, whyCommands(*quick, rounds, ceilings)); err != nil {
 				fatal(err)
 			}
 		}
@@ -357,7 +368,7 @@ func main() {
 		}
 	}
 
-	rep, err := report.Read(map[string]string{"ceilings": benchFile, "sweep": sweepFile, "scale": scaleFile, "work": workFile, "latency": latencyFile, "load": loadFile, "readiness": readinessFile, "tls": tlsFile, "tls-keepalive": tlsKeepAliveFile, "tls-handshake": tlsHandshakeFile, "atload": atLoadFile, "capacity": capacityFile, "newconn": newConnFile, report.UringSection: uringFile})
+	rep, err := report.Read(map[string]string{"ceilings": benchFile, "sweep": sweepFile, "scale": scaleFile, "work": workFile, "latency": latencyFile, "load": loadFile, "readiness": readinessFile, "tls": tlsFile, "tls-keepalive": tlsKeepAliveFile, "tls-handshake": tlsHandshakeFile, "atload": atLoadFile, "capacity": capacityFile, "why": whyFile, "newconn": newConnFile, report.UringSection: uringFile})
 	minWaitFile := filepath.Join(*out, "minwait.txt")
 	if _, statErr := os.Stat(minWaitFile); errors.Is(err, report.ErrNoResults) && statErr == nil {
 		rep, err = report.Report{}, nil // a -min-wait run alone: its part only
