@@ -52,8 +52,9 @@ AGAIN   ?=
 # (bench-tls: -tls-X); bench PART=json, with AGAIN only: the json
 # ceilings alone (bin/report -modes json).
 PART    ?=
-# WHAT=X: which make compare runs.
+# WHAT=X: which make compare runs; RUN=DIR, the run WHAT=run compares.
 WHAT    ?=
+RUN     ?=
 comma   := ,
 empty   :=
 space   := $(empty) $(empty)
@@ -75,7 +76,7 @@ help:
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z][a-z%-]*:.*## / {n++; t[n] = $$1; d[n] = $$2; sub(/%/, "NAME", t[n]); if (length(t[n]) > w) w = length(t[n])} \
 		END {f = "  %-" w "s  %s\n"; for (i = 1; i <= n; i++) printf f, t[i], d[i]; \
 		printf f, "AGAIN=N", "bench, bench-latency, -load, -tls: once more into results/again/, then compared"; \
-		printf f, "PART=X", "bench (json, with AGAIN), -work, -load, -tls: only the part X (each lists its parts)"; \
+		printf f, "PART=X", "bench (json, AGAIN only), -work, -load, -tls: only that part, as listed above"; \
 		printf f, "variables", "CPU=$(CPU) PROCS=$(PROCS) ADDR=$(ADDR) SERVER_CPUS=$(SERVER_CPUS) CLIENT_CPUS=$(CLIENT_CPUS) SCALE_CORES=$(SCALE_CORES)"}' $(MAKEFILE_LIST)
 
 servers: ## list the servers of the target table: the NAMEs of serve-NAME
@@ -210,12 +211,20 @@ bin/clients $(RUNFLAGS) -server nginx -c 50 -d 3s -rounds 5 -out results/clients
 bin/report -docs -out results
 endef
 
+define compare-run
+$(if $(RUN),,$(error make compare WHAT=run takes RUN=DIR, the directory of your make bench's bench.txt))
+bin/report -compare $(RUN) -out results
+endef
+
+# WHAT=run: a make bench of your own (RUN=DIR holding its bench.txt, as
+# bin/report -run -out DIR writes it) beside every host recorded, with the
+# model's prediction for your machine; nothing is run.
 # WHAT=gnet: gnet vs nginx vs fasthttp, -c50, loadgen then wrk; fcgi:
 # lighttpd+fcgi vs nethttp vs lighttpd static; guards: each guarded server
 # against itself -bare, results/guards.txt; clients: loadgen vs wrk,
 # h2load, bombardier and hey against nginx, docs/loadgen.md's section.
-compare: build deps $(if $(filter guards,$(WHAT)),bin/benchstat) $(if $(filter clients,$(WHAT)),bin/bombardier) ## side by side: WHAT=gnet|fcgi|guards|clients; server or client CPU per request
-	$(if $(compare-$(WHAT)),,$(error WHAT=$(WHAT): make compare takes WHAT=gnet, fcgi, guards or clients))
+compare: build deps $(if $(filter guards,$(WHAT)),bin/benchstat) $(if $(filter clients,$(WHAT)),bin/bombardier) ## side by side: WHAT=gnet|fcgi|guards|clients|run (RUN=DIR: yours by the hosts)
+	$(if $(compare-$(WHAT)),,$(error WHAT=$(WHAT): make compare takes WHAT=gnet, fcgi, guards, clients or run))
 	$(compare-$(WHAT))
 
 bin/benchstat:

@@ -160,3 +160,10 @@ func cpuOn(h Host, target string) float64 {
 	}
 	return figureOf(v).Median
 }
+
+// PredictRun is the model's prediction of one run, a user's own made on a
+// machine of their own, from the recorded hosts' split.
+func PredictRun(run HostRun, hosts []Host) HostModel {
+	ms := Predict(append(slices.Clip(hosts), Host{Key: "this run", Runs: []HostRun{run}}))
+	return ms[len(ms)-1]
+}

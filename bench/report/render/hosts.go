@@ -263,7 +263,30 @@ func Compare(run report.HostRun, m report.Machine, hosts []report.Host) string {
 			fmt.Fprintf(&b, "| %s | %s |%s\n", s, hostRatioCell(run.Ratios[s]), strings.Repeat(" – |", len(hosts)+1))
 		}
 	}
-	b.WriteString("\n" + hostsLegend(hosts) + "\n" + splitText(run.Split) + "\n")
+	b.WriteString("\n" + hostsLegend(hosts) + "\n" + splitText(run.Split) + "\n" + runModel(run, hosts))
+	return b.String()
+}
+
+// runModel is the model's prediction of a run beside its measured ratios.
+func runModel(run report.HostRun, hosts []report.Host) string {
+	m := report.PredictRun(run, hosts)
+	if m.Why != "" {
+		return "The model (bench/COSTS.md, section 11) has no prediction for this run: " + m.Why + ".\n"
+	}
+	letter := slices.IndexFunc(hosts, func(h report.Host) bool { return h.Key == m.From })
+	from := "this run's own split (a fit, not a test)"
+	if !m.InSample && letter >= 0 {
+		from = fmt.Sprintf("host %c's split", 'A'+letter)
+	}
+	mean, worst, cmean, cworst := m.Errors()
+	var b strings.Builder
+	fmt.Fprintf(&b, "The model's prediction for this run (bench/COSTS.md, section 11), from its nginx and floor and %s: user factor %s, kernel factor %s; "+
+		"error %s %% on average (worst %s %%), against %s %% (worst %s %%) for that host's ratios carried over.\n\n",
+		from, num(m.User, 2), num(m.Kernel, 2), num(mean, 1), num(worst, 1), num(cmean, 1), num(cworst, 1))
+	b.WriteString("| stack | this run | model | carried over |\n|---|--:|--:|--:|\n")
+	for _, r := range m.Rows {
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", r.Stack, num(r.Measured, 2), num(r.Model, 2), num(r.Carried, 2))
+	}
 	return b.String()
 }
 
