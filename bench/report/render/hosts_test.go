@@ -19,7 +19,8 @@ func TestCompareDir(t *testing.T) {
 	}
 	for _, want := range []string{
 		"This run: 2026-12-04 22:43 UTC, AMD EPYC (host key amd-epyc_linux-6.18.44-fc-v1272_mitigations-not-recorded); nginx 6.06 µs per keep-alive request.",
-		"| stack | this run | host A | host B | range over hosts |",
+		"| stack | this run | host A | host B |",
+		"The model's prediction for this run (bench/COSTS.md, section 11), from its nginx and floor and host",
 		"| nginx, µs per request | 6.06 |",
 		"| fasthttp | 1.16 (1.14–1.19) |",
 		"| gnet | 0.92 (0.91–0.92) |",

@@ -8,8 +8,8 @@ import (
 
 // LoadSVG draws each server's CPU per request against its load, a share
 // of its own keep-alive ceiling (make bench-load), with its ceiling's CPU
-// per request (make bench) at 100 %: the price of a request rising as the
-// load falls.
+// per request (make bench) at 100 % where both ran on one host: the price
+// of a request rising as the load falls.
 func LoadSVG(rep report.Report) string {
 	// A point's share of its ceiling, in percent, stands where the sweep's
 	// points have their connections: the x axis of the same panel.
@@ -24,8 +24,15 @@ func LoadSVG(rep report.Report) string {
 	if len(ps) == 0 {
 		return ""
 	}
+	// The ceilings are the load's 100 % only when measured on the same
+	// host: a request's price differs from host to host.
 	ceilings := false
+	load, ceil := rep.Sections["load"], rep.Sections["ceilings"]
+	sameHost := report.HostKey(load.Machine) == report.HostKey(ceil.Machine)
 	for _, s := range report.LatServers(rep.Load) {
+		if !sameHost {
+			break
+		}
 		if strings.Contains(s, "/") {
 			continue
 		}
