@@ -96,6 +96,60 @@
 // network. (An io_uring submission queue that fills is submitted early, and
 // its sends are timed at the next enter: the queue is sized not to fill.)
 // Each request's latency, counted from its due time, includes its lateness.
+//
+// # HTTP/3
+//
+// With H3 and an https:// URL, a run speaks HTTP/3 through quic-go's client
+// (h3.go) instead of the engines above: each of Concurrency connections is
+// a QUIC connection (TLS 1.3 inside QUIC, ALPN "h3"), a UDP socket of its
+// own, with Streams requests in flight at a time, each on its own stream.
+// quic-go needs goroutines, so there are no event loops: a goroutine per
+// stream takes a request, sends it, reads its response and counts it, on
+// the threads GOMAXPROCS allows, and the run's stats are shared by
+// min(GOMAXPROCS, Concurrency) locked shards. Loops, Engine, Pipeline and
+// Spin do not apply. A request is GET or HEAD (or Method) with the default
+// headers above and Headers, but Connection, which HTTP/3 has no place for;
+// Host is its :authority. Counting, the Result and the report are the
+// TCP engines', and so is Rate's schedule (a request's latency counts from
+// its due time; its lateness, from then to the client's send of it).
+// What differs:
+//
+//   - The CPU a request costs is quic-go's (its goroutines and timers, a
+//     UDP system call per packet, its allocations), not loadgen's own
+//     client's: an HTTP/3 run's client cost, and a server's rate where the
+//     client limits it, are not comparable with an HTTP/1.x run's.
+//   - A request is sent when its goroutine calls the HTTP/3 client, and its
+//     last byte is when the goroutine reads it: the Go scheduler's delays
+//     are in its times, and there is no batching.
+//   - The TLS is crypto/tls's, offering X25519 alone, as loadgen's own
+//     client; it does not authenticate the server either. Without
+//     KeepAlive each request opens a new connection: a full handshake, or
+//     with Resume one that resumes the session the connection's slot last
+//     got (a session cache per slot). With EarlyData too, the connection
+//     is opened for 0-RTT, and a GET or HEAD goes in 0-RTT data when the
+//     session allows early data and its goroutine sends it before the
+//     handshake is over (one that runs late sends it after); if the
+//     server rejects the early data, the request goes again on a new
+//     connection opened without 0-RTT (quic-go's HTTP/3 client cannot go
+//     on with the first), and is counted once.
+//   - A connection is established, for Connect time and the counts, when
+//     quic-go can send on it: once the handshake is over, or at once when
+//     it can carry 0-RTT data.
+//   - Result.Engine is EngineQUIC; Result.Pipeline holds Streams (the
+//     requests in flight per connection); Result.TLS names what the first
+//     handshake negotiated "over QUIC (h3)" and, with EarlyData, how many
+//     requests went in 0-RTT data the server accepted; Handshakes and
+//     Resumed count the QUIC connections' handshakes.
+//   - Total transferred counts each response's header as HTTP/1.1 would
+//     write it (the fields decoded): the QPACK bytes it came in are not
+//     the client's to see.
+//   - UDP has no refused connect: a server that is down shows as silence,
+//     and the first connect fails after Timeout (at most 5 s) without a
+//     packet from the server.
+//   - With KeepAlive, a request that gets no response on a connection that
+//     had answered before (the server closed it, or refused the stream)
+//     goes again on a new connection, up to three sends, as over TCP.
+//     Timeout fails a request whose response has not all come within it.
 package loadgen
 
 import (
@@ -140,6 +194,20 @@ type Config struct {
 	// session its last one got (a ticket), so that its handshake resumes
 	// it; otherwise every handshake is a full one.
 	Resume bool
+
+	// H3 speaks HTTP/3 over QUIC, through quic-go's client, instead of
+	// HTTP/1.x over TCP (see the package doc's "HTTP/3"). It needs an
+	// https:// URL.
+	H3 bool
+
+	// Streams, with H3 and KeepAlive, is how many requests each connection
+	// has in flight at a time, each on its own stream; 0 means 1.
+	Streams int
+
+	// EarlyData, with H3 and Resume, opens each new connection for 0-RTT:
+	// a GET or HEAD goes with the handshake's first flight when the
+	// resumed session allows early data, and the server accepts it or not.
+	EarlyData bool
 
 	// StopOnReceiveError ends the run at the first request that fails with
 	// a socket error (a reset, a refused send), as ab does without -r; the
@@ -236,6 +304,9 @@ func (c Config) Validate() error {
 	}
 	t, err := parseURL(c.URL)
 	if err != nil {
+		return err
+	}
+	if err := c.checkH3(t); err != nil {
 		return err
 	}
 	if c.Resume && !t.tls {
@@ -380,6 +451,9 @@ type shared struct {
 func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
+	}
+	if cfg.H3 {
+		return runH3(ctx, cfg.withDefaults())
 	}
 	p, err := build(cfg.withDefaults())
 	if err != nil {

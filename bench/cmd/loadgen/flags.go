@@ -16,8 +16,10 @@ import (
 // flags is the command line as read, before any check.
 type flags struct {
 	n, c, pipeline, repeat int
+	streams                int
 	k, i, l, r, q, json    bool
 	spin, resume           bool
+	h3, zeroRTT            bool
 	t, s, rate             float64
 	m, d, warmup, units    string
 	engine, out, startAt   string
@@ -52,6 +54,9 @@ func newFlagSet(f *flags) *flag.FlagSet {
 	fs.StringVar(&f.warmup, "warmup", "", "run first and not recorded: a duration (2s) or a number of requests")
 	fs.IntVar(&f.repeat, "repeat", 1, "runs; prints the median run by requests per second and the spread")
 	fs.BoolVar(&f.resume, "resume", false, "with https://, resume each connection's last TLS session (a ticket) on its next: resumed handshakes; default full ones")
+	fs.BoolVar(&f.h3, "h3", false, "speak HTTP/3 over QUIC (quic-go's client) to the https:// URL: each of -c connections is a QUIC connection")
+	fs.IntVar(&f.streams, "streams", 1, "with -h3, requests in flight per connection, each on its own stream (needs -k)")
+	fs.BoolVar(&f.zeroRTT, "0rtt", false, "with -h3 and -resume, send each new connection's request in 0-RTT, with the handshake, where the server accepts it")
 	fs.BoolVar(&f.json, "json", false, "print one JSON object instead of the report (and no progress)")
 	fs.StringVar(&f.units, "units", "µs", "report times in µs, or ms: ab's own units and format")
 	fs.StringVar(&f.engine, "engine", "", "I/O engine, io_uring or epoll (default: io_uring from 16 connections, when the kernel has it)")
@@ -100,6 +105,9 @@ func (f flags) check(now time.Time) (*options, error) {
 		Rate:               f.rate,
 		Spin:               f.spin,
 		Resume:             f.resume,
+		H3:                 f.h3,
+		Streams:            f.streams,
+		EarlyData:          f.zeroRTT,
 		Method:             f.m,
 		Headers:            f.headers,
 		Engine:             f.engine,
@@ -126,6 +134,29 @@ func (f flags) check(now time.Time) (*options, error) {
 	}
 	if f.repeat < 1 {
 		bad("invalid -repeat %d", f.repeat)
+	}
+	if f.streams < 1 {
+		bad("invalid number of streams -streams %d", f.streams)
+	}
+	if f.h3 {
+		if len(f.urls) == 1 && strings.HasPrefix(strings.ToLower(f.urls[0]), "http://") {
+			bad("-h3 needs an https:// URL, not %q: QUIC is always TLS", f.urls[0])
+		}
+		for _, name := range []string{"pipeline", "engine", "spin"} {
+			if f.set[name] {
+				bad("-%s has no meaning with -h3: %s", name, notH3[name])
+			}
+		}
+		if f.zeroRTT && !f.resume {
+			bad("-0rtt needs -resume: only a resumed TLS session carries a request in 0-RTT")
+		}
+	} else {
+		if f.set["streams"] {
+			bad("-streams needs -h3: over TCP, -pipeline puts requests in flight on a connection")
+		}
+		if f.zeroRTT {
+			bad("-0rtt needs -h3 and -resume")
+		}
 	}
 	if f.i && f.set["m"] {
 		bad("-i and -m both set the method; give one")
@@ -199,6 +230,13 @@ func (f flags) check(now time.Time) (*options, error) {
 	}
 	o.cfg, o.warm = cfg, warm
 	return o, nil
+}
+
+// notH3 says why a flag has no meaning with -h3.
+var notH3 = map[string]string{
+	"pipeline": "HTTP/3 puts -streams requests in flight on a connection",
+	"engine":   "HTTP/3 runs on quic-go's goroutines, not on an I/O engine of loadgen's",
+	"spin":     "quic-go's goroutines sleep until a request is due",
 }
 
 // parse reads and checks the command's arguments at time now. It returns

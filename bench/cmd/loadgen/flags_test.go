@@ -117,3 +117,61 @@ func TestCheckGoodFlags(t *testing.T) {
 		}
 	}
 }
+
+// Each flag that does not go with -h3, or needs it, is one line of its own
+// and exit 2.
+func TestCheckH3(t *testing.T) {
+	const u = "https://127.0.0.1:8443/"
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-h3", "http://127.0.0.1/"}, `-h3 needs an https:// URL, not "http://127.0.0.1/": QUIC is always TLS`},
+		{[]string{"-h3", "-k", "-pipeline", "2", u}, "-pipeline has no meaning with -h3: HTTP/3 puts -streams requests in flight on a connection"},
+		{[]string{"-h3", "-pipeline", "1", u}, "-pipeline has no meaning with -h3: HTTP/3 puts -streams requests in flight on a connection"},
+		{[]string{"-h3", "-engine", "epoll", u}, "-engine has no meaning with -h3: HTTP/3 runs on quic-go's goroutines, not on an I/O engine of loadgen's"},
+		{[]string{"-h3", "-rate", "100", "-spin", u}, "-spin has no meaning with -h3: quic-go's goroutines sleep until a request is due"},
+		{[]string{"-h3", "-0rtt", u}, "-0rtt needs -resume: only a resumed TLS session carries a request in 0-RTT"},
+		{[]string{"-h3", "-k", "-streams", "0", u}, "invalid number of streams -streams 0"},
+		{[]string{"-k", "-streams", "4", u}, "-streams needs -h3: over TCP, -pipeline puts requests in flight on a connection"},
+		{[]string{"-resume", "-0rtt", u}, "-0rtt needs -h3 and -resume"},
+		// Config.Validate's, once the flags are good.
+		{[]string{"-h3", "-streams", "4", u}, "streams need keep-alive: without it a connection carries one request"},
+		{[]string{"-h3", "-k", "-streams", "2000", u}, "invalid number of streams 2000 (1 to 1024)"},
+		{[]string{"-h3", "-H", "Connection: close", u}, "header Connection has no place in HTTP/3 (RFC 9114, section 4.2)"},
+	} {
+		var stdout, stderr strings.Builder
+		o, code := parse(tc.args, &stdout, &stderr, time.Now())
+		if o != nil || code != 2 || stdout.Len() != 0 {
+			t.Errorf("%q: options %v, exit %d, stdout %q; want nil, 2, nothing", tc.args, o, code, stdout.String())
+		}
+		if got, want := stderr.String(), "loadgen: "+tc.want+"\n"; got != want {
+			t.Errorf("%q: stderr %q, want %q", tc.args, got, want)
+		}
+	}
+}
+
+func TestCheckH3Good(t *testing.T) {
+	f, err := readFlags([]string{"-h3", "-k", "-streams", "8", "-resume", "-0rtt", "-c", "4", "-n", "100", "-i", "-rate", "500",
+		"https://127.0.0.1:8443/hello/world"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := f.check(time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := o.cfg
+	if !c.H3 || c.Streams != 8 || !c.Resume || !c.EarlyData || !c.KeepAlive || c.Concurrency != 4 || c.Requests != 100 ||
+		c.Method != "HEAD" || c.Rate != 500 || c.Engine != "" || c.Pipeline != 1 {
+		t.Errorf("config %+v", c)
+	}
+	// Without them, a run is HTTP/1.x as before.
+	f, err = readFlags([]string{"-k", "https://127.0.0.1:8443/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o, err = f.check(time.Now()); err != nil || o.cfg.H3 || o.cfg.Streams != 1 || o.cfg.EarlyData {
+		t.Errorf("%v, config %+v", err, o.cfg)
+	}
+}

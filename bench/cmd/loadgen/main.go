@@ -1,4 +1,5 @@
-// Command loadgen is an HTTP/1.x load generator with ab's options and report.
+// Command loadgen is an HTTP/1.x load generator with ab's options and report,
+// which speaks HTTP/3 too (-h3).
 //
 //	loadgen [options] http://host[:port]/path
 //
@@ -15,8 +16,11 @@
 // format; µs by default), -engine io_uring|epoll (the I/O engine; by default
 // io_uring from 16 connections, when the kernel has it), -o FILE (write the
 // run's latency histograms and exact counts as an HdrHistogram interval
-// log), -start-at TIME (start then, for runs on several hosts). As with ab,
-// a value may follow its letter directly: -c50.
+// log), -start-at TIME (start then, for runs on several hosts), -resume
+// (resume TLS sessions), -h3 (HTTP/3 over QUIC through quic-go's client, to
+// an https:// URL), -streams N (with -h3 -k, requests in flight per
+// connection) and -0rtt (with -h3 -resume, a new connection's request in
+// 0-RTT). As with ab, a value may follow its letter directly: -c50.
 //
 // Load from several hosts: run loadgen on each with one -start-at and its
 // own -o FILE, then
@@ -60,7 +64,8 @@ const help = `
 The report has ab's fields, in ab's order; times are in µs (-units ms: ab's
 milliseconds and format, for scripts that read ab's report).
   Concurrency Level       connections (-c)
-  Pipeline Depth          requests in flight per connection (-pipeline, when above 1)
+  Pipeline Depth          requests in flight per connection (-pipeline, or -streams
+                          with -h3, when above 1)
   Request Rate            the rate asked for (-rate)
   Time taken for tests    from the start to the last request counted; with -t or -d,
                           that time (requests still in flight then are not counted)
