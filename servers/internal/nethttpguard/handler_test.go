@@ -30,6 +30,9 @@ func TestHandler(t *testing.T) {
 		{"HTTP/2.0 PRI", 2, 0, nil, nil, 505, true, false},
 		{"HTTP/2", 2, 0, nil, nil, 200, false, true},
 		{"HTTP/2.1", 2, 1, nil, nil, 505, true, false},
+		// quic-go's http3.Server hands a handler HTTP/3.0 requests.
+		{"HTTP/3", 3, 0, nil, nil, 200, false, true},
+		{"HTTP/3.1", 3, 1, nil, nil, 505, true, false},
 		{"chunked", 1, 1, []string{"chunked"}, strings.NewReader("body"), 200, false, true},
 		{"chunked, framing error", 1, 1, []string{"chunked"}, iotest.ErrReader(errors.New("framing: bad chunk")), 400, true, false},
 	}
@@ -92,6 +95,36 @@ func TestHostAndTarget(t *testing.T) {
 			h.ServeHTTP(w, r)
 			if w.Code != tt.status || (tt.status == 400) != (w.Header().Get("Connection") == "close") {
 				t.Errorf("status %d, Connection %q; want %d", w.Code, w.Header().Get("Connection"), tt.status)
+			}
+		})
+	}
+}
+
+// TestHTTP3 checks that an HTTP/3 request the guard refuses gets its
+// status without a Connection field, which HTTP/3 does not have, and that
+// one it lets through reaches h.
+func TestHTTP3(t *testing.T) {
+	for _, tt := range []struct {
+		name, method, target, host string
+		status                     int
+	}{
+		{"GET", "GET", "/hello/world", "localhost:8443", 200},
+		{"CONNECT", "CONNECT", "localhost:8443", "localhost:8443", 200},
+		{"Host, bad port", "GET", "/", "localhost:84x", 400},
+		{"Host, userinfo", "GET", "/", "u@localhost", 400},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			called := false
+			h := Handler(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { called = true }))
+			r := httptest.NewRequest(tt.method, tt.target, nil)
+			r.Proto, r.ProtoMajor, r.ProtoMinor, r.Host = "HTTP/3.0", 3, 0, tt.host
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, r)
+			if w.Code != tt.status || called != (tt.status == 200) {
+				t.Errorf("status %d, h ran %v; want %d", w.Code, called, tt.status)
+			}
+			if v, ok := w.Header()["Connection"]; ok {
+				t.Errorf("Connection %q in an HTTP/3 answer", v)
 			}
 		})
 	}
