@@ -14,6 +14,7 @@ require (
 	github.com/gofiber/fiber/v2 v2.52.15
 	github.com/labstack/echo/v4 v4.16.5
 	github.com/panjf2000/gnet/v2 v2.9.7
+	github.com/quic-go/quic-go v0.65.0
 	github.com/valyala/fasthttp v1.79.0
 	golang.org/x/sys v0.50.0
 )
@@ -44,7 +45,6 @@ require (
 	github.com/panjf2000/ants/v2 v2.11.3 // indirect
 	github.com/pelletier/go-toml/v2 v2.2.4 // indirect
 	github.com/quic-go/qpack v0.6.0 // indirect
-	github.com/quic-go/quic-go v0.59.0 // indirect
 	github.com/rivo/uniseg v0.2.0 // indirect
 	github.com/tidwall/gjson v1.14.4 // indirect
 	github.com/tidwall/match v1.1.1 // indirect

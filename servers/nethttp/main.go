@@ -12,7 +12,10 @@
 // that ask by ALPN; with -h2c, HTTP/2 over cleartext to clients with prior
 // knowledge too. Over TLS the guard's listener does the handshakes with
 // crypto/tls, net/http's TLS, so that it reads the requests above TLS;
-// with -bare, net/http's ServeTLS does.
+// with -bare, net/http's ServeTLS does. With -h3 as well, it serves HTTP/3
+// with quic-go's http3.Server on the same port over UDP, through the same
+// handler, and every answer over TCP advertises it in Alt-Svc
+// (servers/internal/h3serve).
 package main
 
 import (
@@ -28,10 +31,12 @@ import (
 	"os/signal"
 	"runtime"
 	"strconv"
+	"sync"
 	"syscall"
 	"time"
 
 	"hellobench/page"
+	"hellobench/servers/internal/h3serve"
 	"hellobench/servers/internal/nethttpguard"
 	"hellobench/servers/internal/timeouts"
 	"hellobench/servers/internal/tlsflag"
@@ -105,6 +110,7 @@ func main() {
 	keyFile := flag.String("tls-key", "", "the private key of -tls-cert, a PEM `file`")
 	tickets := flag.Bool("tls-tickets", true, "issue TLS session tickets, so that a client can resume its session; false makes every new connection a full handshake")
 	h2c := flag.Bool("h2c", false, "also serve HTTP/2 over cleartext to clients with prior knowledge (h2c); without it the HTTP/2 preface gets 505, as the contract asks")
+	useH3 := flag.Bool("h3", false, "also serve HTTP/3 on the same port over UDP (QUIC; needs -tls-cert and -tls-key); every answer over TCP then advertises it in Alt-Svc")
 	work.Flags(flag.CommandLine)
 	flag.Parse()
 	if err := timeouts.Check(*headerTimeout, *idleTimeout); err != nil {
@@ -117,6 +123,10 @@ func main() {
 	}
 	tlsConfig, err := tlsflag.Load(*certFile, *keyFile, *tickets)
 	if err != nil {
+		fmt.Fprintf(os.Stderr, "nethttp: %v\n", err)
+		os.Exit(2)
+	}
+	if err := h3serve.Check(*useH3, tlsConfig); err != nil {
 		fmt.Fprintf(os.Stderr, "nethttp: %v\n", err)
 		os.Exit(2)
 	}
@@ -148,17 +158,38 @@ func main() {
 		ln = nethttpguard.Listener{Listener: ln}
 	}
 
+	// HTTP/3 on the TCP listener's port over UDP, through the handler
+	// as it is; the answers over TCP advertise it.
+	var h3 *h3serve.Server
+	if *useH3 {
+		if h3, err = h3serve.Listen(ln.Addr(), srv, tlsConfig); err != nil {
+			log.Fatalf("nethttp: %v", err)
+		}
+		srv.Handler = h3.AltSvc(srv.Handler)
+		go func() {
+			if err := h3.Serve(); !errors.Is(err, http.ErrServerClosed) {
+				log.Fatalf("nethttp: %v", err)
+			}
+		}()
+	}
+
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		<-ctx.Done()
 		// Shutdown closes the listener and idle connections, then waits for
-		// requests in flight; the contract allows 5 s in all.
+		// requests in flight; the contract allows 5 s in all. HTTP/3's
+		// stops beside it: GOAWAY, then the same wait.
 		sctx, cancel := context.WithTimeout(context.Background(), 4*time.Second)
 		defer cancel()
+		var wg sync.WaitGroup
+		if h3 != nil {
+			wg.Go(func() { h3.Shutdown(sctx) })
+		}
 		if err := srv.Shutdown(sctx); err != nil {
 			srv.Close()
 		}
+		wg.Wait()
 	}()
 
 	log.Printf("nethttp: listening on %s (GOMAXPROCS=%d)", ln.Addr(), runtime.GOMAXPROCS(0))
