@@ -52,6 +52,9 @@ func goBinary(t Target, e Env, dir string) (launch, error) {
 	if e.H2C {
 		args = append(args, "-h2c")
 	}
+	if e.H3 {
+		args = append(args, "-h3")
+	}
 	args = append(args, workArgs(e)...)
 	return launch{path: bin, args: args}, nil
 }

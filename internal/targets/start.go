@@ -45,6 +45,9 @@ type Env struct {
 	// H2C makes a target with H2C serve HTTP/2 over cleartext to clients
 	// with prior knowledge too.
 	H2C bool
+	// H3 makes a target with H3 serving HTTPS serve HTTP/3 too, on the
+	// same port over UDP.
+	H3 bool
 	// StartTimeout bounds the wait until it serves; 0: 15 s.
 	StartTimeout time.Duration
 	// Echo, when set, receives the target's output as it is written.
@@ -137,8 +140,8 @@ func (t Target) checkWork(e Env) error {
 	return nil
 }
 
-// checkTLS returns an error unless t serves the HTTPS and h2c e asks
-// for, with both files of a pair.
+// checkTLS returns an error unless t serves the HTTPS, h2c and HTTP/3 e
+// asks for, with both files of a pair.
 func (t Target) checkTLS(e Env) error {
 	if (e.TLSCert == "") != (e.TLSKey == "") {
 		return fmt.Errorf("%s: a TLS certificate and key go together: got certificate %q, key %q", t.Name, e.TLSCert, e.TLSKey)
@@ -149,6 +152,14 @@ func (t Target) checkTLS(e Env) error {
 	if e.TLSCert != "" {
 		if err := t.CheckTLS(); err != nil {
 			return err
+		}
+	}
+	if e.H3 {
+		if err := t.CheckH3(); err != nil {
+			return err
+		}
+		if e.TLSCert == "" {
+			return fmt.Errorf("%s: HTTP/3 runs over TLS 1.3: give a TLS certificate and key", t.Name)
 		}
 	}
 	if e.H2C {

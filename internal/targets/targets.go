@@ -89,6 +89,10 @@ type Target struct {
 	// when Env asks (-h2c: off by default, as the contract answers the
 	// HTTP/2 preface 505).
 	H2, H2C bool
+	// H3 says it also serves HTTP/3 over QUIC, on the same port over UDP,
+	// when Env asks (-h3, beside a certificate), and advertises it in
+	// Alt-Svc on every answer over TCP.
+	H3 bool
 	// URing says the target drives io_uring, not epoll: the floor it is
 	// read against is the io_uring floor, and where io_uring is refused it
 	// is missing.
@@ -109,13 +113,13 @@ type Deviation struct {
 
 // All is the table, servers first in port order, then the references.
 var All = []Target{
-	guarded(goServer("nethttp", 8080, nil)).withTLS(h2, h2c).gives("the standard library: ServeMux routing with methods and wildcards, middleware as handler wrappers, HTTP/2 and TLS built in, every net/http handler in the ecosystem"),
+	guarded(goServer("nethttp", 8080, nil)).withTLS(h2, h2c, h3).gives("the standard library: ServeMux routing with methods and wildcards, middleware as handler wrappers, HTTP/2 and TLS built in, every net/http handler in the ecosystem"),
 	// fasthttp's multi-core form: -prefork, a child process per core.
 	guarded(withMultiCore(goServer("fasthttp", 8081, nil), "-prefork")).withTLS().gives("its own HTTP/1.1 server and request types (not net/http handlers); TLS, no HTTP/2, no router of its own"),
 	guarded(goServer("fiber", 8082, map[string]Deviation{
 		"extension-method": {400, "fiber answers a method outside its configured RequestMethods with 400 before routing"},
 	})).routerOn("fasthttp").withTLS().gives("an Express-style router and middleware on fasthttp; TLS, no HTTP/2; handlers are fiber's, not net/http's"),
-	guarded(goServer("gin", 8083, nil)).routerOn("nethttp").withTLS(h2, h2c).gives("a router with groups and parameters and a middleware chain on net/http, so HTTP/2 and TLS come from net/http; a large middleware ecosystem"),
+	guarded(goServer("gin", 8083, nil)).routerOn("nethttp").withTLS(h2, h2c, h3).gives("a router with groups and parameters and a middleware chain on net/http, so HTTP/2 and TLS come from net/http; a large middleware ecosystem"),
 	// gnet has no TLS (nor HTTP): no TLS here.
 	goServer("gnet", 8084, nil).withWaitInline().gives("an event-loop networking library with no HTTP at all: the HTTP/1.1 parser here is this project's own (servers/internal/http1), so an application on it owns its HTTP, routing and TLS"),
 	{
@@ -143,8 +147,8 @@ var All = []Target{
 		Gives:  "a net/http/fcgi application behind lighttpd, which brings TLS, HTTP/2 and static files; every request crosses a FastCGI socket",
 		launch: fcgi,
 	},
-	guarded(goServer("echo", 8086, nil)).routerOn("nethttp").withTLS(h2, h2c).gives("a router with groups, parameters and a middleware chain on net/http, with data binding and rendering helpers; HTTP/2 and TLS from net/http"),
-	guarded(goServer("chi", 8087, nil)).routerOn("nethttp").withTLS(h2, h2c).gives("a small router of net/http handlers: parameters, groups and middleware as plain http.Handler wrappers, so every net/http handler fits; HTTP/2 and TLS from net/http"),
+	guarded(goServer("echo", 8086, nil)).routerOn("nethttp").withTLS(h2, h2c, h3).gives("a router with groups, parameters and a middleware chain on net/http, with data binding and rendering helpers; HTTP/2 and TLS from net/http"),
+	guarded(goServer("chi", 8087, nil)).routerOn("nethttp").withTLS(h2, h2c, h3).gives("a small router of net/http handlers: parameters, groups and middleware as plain http.Handler wrappers, so every net/http handler fits; HTTP/2 and TLS from net/http"),
 	// hertz's TLS is on its standard transport (netpoll has none); its
 	// HTTP/2 extension is not a module this project can fetch.
 	guarded(goServer("hertz", 8088, nil)).withTLS().lenientIn(map[string]string{
@@ -244,18 +248,20 @@ func (t Target) withWaitInline() Target {
 	return t
 }
 
-// The HTTP/2 a TLS server serves, for withTLS.
+// The HTTP/2 and HTTP/3 a TLS server serves, for withTLS.
 const (
 	h2  = "h2"  // over TLS, by ALPN
 	h2c = "h2c" // over cleartext, with prior knowledge, given -h2c
+	h3  = "h3"  // over QUIC on the same port, given -h3
 )
 
 // withTLS marks a server that takes -tls-cert and -tls-key, and the
-// HTTP/2 it serves.
-func (t Target) withTLS(http2 ...string) Target {
+// HTTP/2 and HTTP/3 it serves.
+func (t Target) withTLS(protos ...string) Target {
 	t.TLS = true
-	t.H2 = slices.Contains(http2, h2)
-	t.H2C = slices.Contains(http2, h2c)
+	t.H2 = slices.Contains(protos, h2)
+	t.H2C = slices.Contains(protos, h2c)
+	t.H3 = slices.Contains(protos, h3)
 	return t
 }
 
@@ -274,6 +280,20 @@ func (t Target) CheckH2C() error {
 	}
 	return fmt.Errorf("%s serves no HTTP/2 over cleartext (those that do: %s)", t.Name,
 		strings.Join(namesWhere(func(t Target) bool { return t.H2C }), ", "))
+}
+
+// CheckH3 returns an error unless t serves HTTP/3, naming those that do.
+func (t Target) CheckH3() error {
+	if t.H3 {
+		return nil
+	}
+	return fmt.Errorf("%s serves no HTTP/3 (those that do: %s)", t.Name, strings.Join(ServingH3(), ", "))
+}
+
+// ServingH3 returns the names of the targets that serve HTTP/3, in table
+// order.
+func ServingH3() []string {
+	return namesWhere(func(t Target) bool { return t.H3 })
 }
 
 // ServingTLS returns the names of the targets that serve HTTPS, in table

@@ -129,22 +129,22 @@ func TestWorkArgs(t *testing.T) {
 	}
 }
 
-// TestTLS checks the table's TLS columns (every server but gnet serves
-// HTTPS, the references nginx; HTTP/2 by ALPN on the servers on net/http,
-// fcgi and nginx; h2c on the servers on net/http alone), that Start
-// refuses what a target does not serve before starting anything, and the
-// command lines and configs that carry the certificate.
+// TestTLS checks the table's TLS columns (every server but gnet and uring
+// serves HTTPS, the references nginx; HTTP/2 by ALPN on the servers on
+// net/http, fcgi and nginx; h2c and HTTP/3 on the servers on net/http
+// alone), that Start refuses what a target does not serve before starting
+// anything, and the command lines and configs that carry the certificate.
 func TestTLS(t *testing.T) {
-	want := map[string][3]bool{ // TLS, H2, H2C
-		"nethttp": {true, true, true}, "fasthttp": {true, false, false}, "fiber": {true, false, false},
-		"gin": {true, true, true}, "gnet": {}, "fcgi": {true, true, false},
-		"echo": {true, true, true}, "chi": {true, true, true}, "hertz": {true, false, false},
-		"uring": {}, "nginx": {true, true, false}, "lighttpd-static": {}, "floor": {}, "floor-uring": {},
+	want := map[string][4]bool{ // TLS, H2, H2C, H3
+		"nethttp": {true, true, true, true}, "fasthttp": {true, false, false, false}, "fiber": {true, false, false, false},
+		"gin": {true, true, true, true}, "gnet": {}, "fcgi": {true, true, false, false},
+		"echo": {true, true, true, true}, "chi": {true, true, true, true}, "hertz": {true, false, false, false},
+		"uring": {}, "nginx": {true, true, false, false}, "lighttpd-static": {}, "floor": {}, "floor-uring": {},
 	}
 	for _, tg := range All {
 		w, ok := want[tg.Name]
-		if got := [3]bool{tg.TLS, tg.H2, tg.H2C}; !ok || got != w {
-			t.Errorf("%s: TLS, H2, H2C %v, want %v", tg.Name, got, w)
+		if got := [4]bool{tg.TLS, tg.H2, tg.H2C, tg.H3}; !ok || got != w {
+			t.Errorf("%s: TLS, H2, H2C, H3 %v, want %v", tg.Name, got, w)
 		}
 	}
 	gnet, _ := Lookup("gnet")
@@ -158,6 +158,8 @@ func TestTLS(t *testing.T) {
 		{gnet, Env{TLSCert: "c.pem", TLSKey: "k.pem"}, "gnet serves no HTTPS (those that do: nethttp, fasthttp, fiber, gin, fcgi, echo, chi, hertz, nginx)"},
 		{fasthttp, Env{H2C: true}, "fasthttp serves no HTTP/2 over cleartext (those that do: nethttp, gin, echo, chi)"},
 		{nethttp, Env{TLSCert: "c.pem"}, `nethttp: a TLS certificate and key go together: got certificate "c.pem", key ""`},
+		{fasthttp, Env{TLSCert: "c.pem", TLSKey: "k.pem", H3: true}, "fasthttp serves no HTTP/3 (those that do: nethttp, gin, echo, chi)"},
+		{nethttp, Env{H3: true}, "nethttp: HTTP/3 runs over TLS 1.3: give a TLS certificate and key"},
 	} {
 		if _, err := tc.tg.Start(tc.e); err == nil || err.Error() != tc.want {
 			t.Errorf("%s with %+v: %v, want %q", tc.tg.Name, tc.e, err, tc.want)
@@ -168,8 +170,8 @@ func TestTLS(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(bin, "nethttp"), nil, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	l, err := goBinary(nethttp, Env{Bin: bin, Addr: "127.0.0.1:1", TLSCert: "/c.pem", TLSKey: "/k.pem", H2C: true}, "")
-	if want := []string{"-addr", "127.0.0.1:1", "-tls-cert", "/c.pem", "-tls-key", "/k.pem", "-h2c"}; err != nil || !slices.Equal(l.args, want) {
+	l, err := goBinary(nethttp, Env{Bin: bin, Addr: "127.0.0.1:1", TLSCert: "/c.pem", TLSKey: "/k.pem", H2C: true, H3: true}, "")
+	if want := []string{"-addr", "127.0.0.1:1", "-tls-cert", "/c.pem", "-tls-key", "/k.pem", "-h2c", "-h3"}; err != nil || !slices.Equal(l.args, want) {
 		t.Errorf("nethttp: %q, %v; want %q", l.args, err, want)
 	}
 
