@@ -15,8 +15,10 @@ PROCS   ?= 1
 # The listen address; empty: the server's own default port.
 ADDR    ?=
 # Set (TLS=1): make serve-NAME serves HTTPS with a certificate generated
-# for the run.
+# for the run; with H3=1 as well, HTTP/3 too, on the same port over UDP
+# (on a stack without HTTP/3, bin/serve names those with it).
 TLS     ?=
+H3      ?=
 # Where the bench puts the server and the client (taskset CPU lists) and the
 # server's GOMAXPROCS (PROCS); the bench reads them from the
 # environment.
@@ -100,9 +102,9 @@ vet: ## go vet, gofmt and staticcheck
 test: deps vet bin/bombardier bin/benchstat ## the whole test suite; ends with the skipped tests and why
 	$(GO) test -count=1 -json ./... | $(GO) run ./internal/cmd/skipped
 
-serve-%: ## build NAME alone and serve it in the foreground, pinned; TLS=1: over HTTPS
+serve-%: ## build NAME alone and serve it in the foreground, pinned; TLS=1: over HTTPS (H3=1: and HTTP/3)
 	@pkg=$$($(GO) run ./bench/cmd/targets -package $*) && $(GO) build -o bin/ ./bench/cmd/serve $$pkg
-	@bin/serve -cpu "$(CPU)" -procs $(PROCS) $(if $(ADDR),-addr $(ADDR)) $(if $(TLS),-tls) $*
+	@bin/serve -cpu "$(CPU)" -procs $(PROCS) $(if $(ADDR),-addr $(ADDR)) $(if $(TLS),-tls) $(if $(H3),-h3) $*
 
 robust: build deps ## every server against hostile clients and faults; results/ROBUSTNESS.md
 	HELLOBENCH_FRAMING_OUT=$(CURDIR)/results/framing.json $(GO) test -count=1 -run '^TestFraming$$' ./conformance

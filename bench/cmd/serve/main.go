@@ -6,13 +6,16 @@
 //
 // Usage:
 //
-//	serve [-cpu 0] [-procs 1] [-addr :PORT] [-tls] NAME
+//	serve [-cpu 0] [-procs 1] [-addr :PORT] [-tls [-h3]] NAME
 //
 // With -tls (`make serve-NAME TLS=1`) a target that serves HTTPS serves
 // it, with a self-signed ECDSA certificate for 127.0.0.1 and localhost
 // written into a temporary directory that serve removes on its way out;
 // serve prints the https URL and the certificate's file, for a client to
-// trust (curl --cacert FILE).
+// trust (curl --cacert FILE). With -h3 as well (`make serve-NAME TLS=1
+// H3=1`) a target that serves HTTP/3 serves it too, on the same port over
+// UDP, and serve prints how to reach it; on another target, or without
+// -tls, serve exits 2 with one line saying why.
 package main
 
 import (
@@ -40,8 +43,9 @@ func main() {
 	procs := flag.Int("procs", 1, "the server's GOMAXPROCS")
 	addr := flag.String("addr", "", "listen `address` (default: the target's own port on every interface)")
 	useTLS := flag.Bool("tls", false, "serve HTTPS with a certificate generated for this run (targets that serve HTTPS: "+strings.Join(targets.ServingTLS(), ", ")+")")
+	useH3 := flag.Bool("h3", false, "with -tls, serve HTTP/3 too, on the same port over UDP (targets that serve HTTP/3: "+strings.Join(targets.ServingH3(), ", ")+")")
 	flag.Usage = func() {
-		fmt.Fprintf(os.Stderr, "usage: serve [-cpu 0] [-procs 1] [-addr :PORT] [-tls] NAME\nNAME: one of %v\n", targets.Names())
+		fmt.Fprintf(os.Stderr, "usage: serve [-cpu 0] [-procs 1] [-addr :PORT] [-tls [-h3]] NAME\nNAME: one of %v\n", targets.Names())
 		flag.PrintDefaults()
 	}
 	flag.Parse()
@@ -52,6 +56,17 @@ func main() {
 	t, err := targets.Lookup(flag.Arg(0))
 	if err != nil {
 		log.Fatal(err)
+	}
+	if *useH3 {
+		// Bad usage, as the flag package exits for it.
+		err := t.CheckH3()
+		if err == nil && !*useTLS {
+			err = fmt.Errorf("-h3 (H3=1) needs -tls (TLS=1): HTTP/3 runs over TLS 1.3")
+		}
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "serve: %v\n", err)
+			os.Exit(2)
+		}
 	}
 	if *useTLS {
 		if err := t.CheckTLS(); err != nil {
@@ -81,7 +96,7 @@ func main() {
 			log.Fatal(err)
 		}
 	}
-	e := targets.Env{Root: root, Addr: *addr, CPUs: *cpus, Procs: *procs, Echo: os.Stderr}
+	e := targets.Env{Root: root, Addr: *addr, CPUs: *cpus, Procs: *procs, H3: *useH3, Echo: os.Stderr}
 	if !*useTLS {
 		os.Exit(serve(t, e))
 	}
@@ -128,6 +143,10 @@ func serve(t targets.Target, e targets.Env) int {
 		where = "on CPU " + e.CPUs
 	}
 	fmt.Fprintf(os.Stderr, "serve: %s serving %s %s, GOMAXPROCS=%d; Ctrl-C stops it\n", t.Name, url(e.Addr, e.TLSCert != ""), where, e.Procs)
+	if e.H3 {
+		_, port := loopback(e.Addr)
+		fmt.Fprintf(os.Stderr, "serve: and over HTTP/3, on UDP port %s, which every answer over TCP advertises in Alt-Svc: %s\n", port, h3Client(e))
+	}
 	select {
 	case <-in.Proc.Exited():
 		code, err := in.Proc.ExitCode()
@@ -158,16 +177,37 @@ func serve(t targets.Target, e targets.Env) int {
 
 // url is the page's URL for a client on this machine.
 func url(addr string, https bool) string {
-	host, port, err := net.SplitHostPort(addr)
-	if err != nil {
+	host, port := loopback(addr)
+	if port == "" {
 		return addr
-	}
-	if host == "" || host == "0.0.0.0" || host == "::" {
-		host = "127.0.0.1"
 	}
 	scheme := "http://"
 	if https {
 		scheme = "https://"
 	}
 	return scheme + net.JoinHostPort(host, port) + "/hello/world"
+}
+
+// loopback returns the host and port a client on this machine reaches
+// addr at; no port when addr has none.
+func loopback(addr string) (host, port string) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", ""
+	}
+	if host == "" || host == "0.0.0.0" || host == "::" {
+		host = "127.0.0.1"
+	}
+	return host, port
+}
+
+// h3Client says how to fetch the page over HTTP/3 from the target e
+// starts: with a curl built with HTTP/3, or with ngtcp2's example client
+// (Debian's ngtcp2-client), which saves it to ./world and trusts any
+// certificate.
+func h3Client(e targets.Env) string {
+	host, port := loopback(e.Addr)
+	u := url(e.Addr, true)
+	return fmt.Sprintf("curl --http3-only --cacert %s %s (a curl built with HTTP/3), or gtlsclient -q --exit-on-all-streams-close --download=. %s %s %s && cat world",
+		e.TLSCert, u, host, port, u)
 }
