@@ -21,6 +21,7 @@ var Programs = []Program{
 	{"wrk", "wrk", "conformance, bench: a real client; make compare WHAT=gnet|clients"},
 	{"h2load", "nghttp2-client", "bench: make compare WHAT=clients"},
 	{"hey", "hey", "bench: make compare WHAT=clients"},
+	{"gtlsclient", "ngtcp2-client", "conformance: HTTP/3 from a client not written in Go (ngtcp2's example client, on GnuTLS)"},
 	{"slowhttptest", "slowhttptest", "robust: slowloris and slow reads"},
 	{"lighttpd", "lighttpd", "the fcgi server's front and the lighttpd-static reference"},
 	{"/usr/lib/lighttpd/mod_openssl.so", "lighttpd-mod-openssl", "the fcgi server's HTTPS: lighttpd's TLS module"},

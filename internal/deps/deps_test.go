@@ -29,6 +29,8 @@ func TestNotInstalled(t *testing.T) {
 		"nginx":    "nginx is not installed: apt-get install nginx-light",
 		"no-such":  "no-such is not installed",
 		"lighttpd": "lighttpd is not installed: apt-get install lighttpd",
+		// The program's name is not the package's.
+		"gtlsclient": "gtlsclient is not installed: apt-get install ngtcp2-client",
 	} {
 		if got := NotInstalled(name); got != want {
 			t.Errorf("NotInstalled(%q) = %q, want %q", name, got, want)
