@@ -20,11 +20,15 @@ import (
 
 	"github.com/quic-go/quic-go"
 	"github.com/quic-go/quic-go/http3"
+	"golang.org/x/net/http2"
 )
 
 // EngineQUIC is Result.Engine for an HTTP/3 run: quic-go's client, not
-// one of loadgen's own engines.
-const EngineQUIC = "quic-go"
+// one of loadgen's own engines; EngineH2 for an HTTP/2 run, x/net's.
+const (
+	EngineQUIC = "quic-go"
+	EngineH2   = "x/net/http2"
+)
 
 // maxStreams bounds Config.Streams.
 const maxStreams = 1024
@@ -43,14 +47,16 @@ func (c *Config) checkH3(t *target) error {
 	switch {
 	case c.Streams < 0 || c.Streams > maxStreams:
 		return fmt.Errorf("invalid number of streams %d (1 to %d)", c.Streams, maxStreams)
-	case !c.H3 && c.Streams > 1:
-		return errors.New("streams are HTTP/3's: a TCP connection pipelines instead")
+	case c.H3 && c.H2:
+		return errors.New("HTTP/3 or HTTP/2: give one")
+	case !c.H3 && !c.H2 && c.Streams > 1:
+		return errors.New("streams are HTTP/2's and HTTP/3's: an HTTP/1.1 connection pipelines instead")
 	case !c.H3 && c.EarlyData:
 		return errors.New("0-RTT needs HTTP/3")
-	case !c.H3:
+	case !c.H3 && !c.H2:
 		return nil
 	case !t.tls:
-		return errors.New("HTTP/3 needs an https:// URL")
+		return errors.New("HTTP/2 and HTTP/3 here need an https:// URL")
 	case c.Pipeline > 1:
 		return errors.New("HTTP/3 does not pipeline: a connection carries Streams requests at a time")
 	case c.Engine != "":
@@ -86,6 +92,7 @@ type h3Run struct {
 	ctx     context.Context // done when the run is
 	cancel  context.CancelFunc
 	tr      http3.Transport // makes each connection's ClientConn
+	tr2     http2.Transport // with Config.H2, likewise over HTTP/2
 	qconf   *quic.Config
 	req     *http.Request // the request, to be given a context
 	method0 string        // the method to send in 0-RTT (quic-go's name for it)
@@ -113,10 +120,14 @@ type h3Slot struct {
 	tls  *tls.Config
 }
 
-// h3Conn is a QUIC connection and the HTTP/3 client on it.
+// h3Conn is a connection and the HTTP client on it: a QUIC connection
+// and HTTP/3 (qc, cc), or with Config.H2 a TLS connection over TCP and
+// HTTP/2 (tc, h2), whose handshake is over when it is made.
 type h3Conn struct {
 	qc      *quic.Conn
 	cc      *http3.ClientConn
+	tc      *tls.Conn
+	h2      *http2.ClientConn
 	early   bool         // opened for 0-RTT: requests before the handshake's end go early
 	served  atomic.Int64 // responses read on it
 	counted atomic.Bool  // its handshake is counted
@@ -175,6 +186,7 @@ func newH3(cfg *Config, t *target) (*h3Run, error) {
 	h.stopAt.Store(-1)
 	// The request as loadgen's own: no gzip asked for or decoded.
 	h.tr.DisableCompression = true
+	h.tr2.DisableCompression = true
 	switch cfg.Method {
 	case http.MethodGet:
 		h.method0 = http3.MethodGet0RTT
@@ -201,8 +213,14 @@ func newH3(cfg *Config, t *target) (*h3Run, error) {
 		// scheduled requests stays open.
 		h.qconf.KeepAlivePeriod = 10 * time.Second
 	}
+	next := []string{http3.NextProtoH3}
+	if cfg.H2 {
+		// http/1.1 too, so that a server without HTTP/2 answers the
+		// handshake and the run can say what it negotiated.
+		next = []string{"h2", "http/1.1"}
+	}
 	base := &tls.Config{
-		NextProtos: []string{http3.NextProtoH3},
+		NextProtos: next,
 		MinVersion: tls.VersionTLS13,
 		// As loadgen's TLS client: X25519 alone, and the server not
 		// authenticated, so that a handshake costs the client little.
@@ -353,11 +371,11 @@ func (h *h3Run) merge() *Result {
 	}
 	p := &plan{cfg: *h.cfg, t: h.t, sh: h.sh, loops: make([]*loop, len(h.shards))}
 	for i := range h.shards {
-		p.loops[i] = &loop{engine: EngineQUIC, s: h.shards[i].s}
+		p.loops[i] = &loop{engine: h.engine(), s: h.shards[i].s}
 	}
 	r := p.merge()
 	r.Pipeline = h.streams
-	r.TLS = "TLSv1.3 over QUIC (h3)" // no handshake completed
+	r.TLS = "TLSv1.3 " + h.over() // no handshake completed
 	if proto := h.proto.Load(); proto != nil {
 		r.TLS = *proto
 	}
@@ -491,7 +509,7 @@ func (w *h3Worker) do(q *h3Req) {
 			w.record(func(s *stats) { record(s.late, int64(sent-q.ready)) })
 			q.ready = -1
 		}
-		early := hc.early && !isDone(hc.qc.HandshakeComplete())
+		early := hc.early && !isDone(hc.handshakeComplete())
 		rctx, cancel := h.ctx, context.CancelFunc(func() {})
 		if h.cfg.Timeout > 0 {
 			rctx, cancel = context.WithTimeout(h.ctx, h.cfg.Timeout)
@@ -501,7 +519,7 @@ func (w *h3Worker) do(q *h3Req) {
 			// Sent at once, in 0-RTT while the handshake goes on.
 			rq.Method = h.method0
 		}
-		resp, err := hc.cc.RoundTrip(rq)
+		resp, err := hc.roundTrip(rq)
 		first := h.now()
 		var body int64
 		if err == nil {
@@ -511,13 +529,13 @@ func (w *h3Worker) do(q *h3Req) {
 		timedOut := rctx.Err() == context.DeadlineExceeded
 		cancel()
 		rejected := err != nil && hc.early && (errors.Is(err, quic.Err0RTTRejected) ||
-			early && isDone(hc.qc.HandshakeComplete()) && !hc.qc.ConnectionState().Used0RTT)
+			early && isDone(hc.handshakeComplete()) && !hc.used0RTT())
 		// Rejected, the handshake is over or about to be.
 		w.handshake(hc, err == nil || rejected)
 		switch {
 		case err == nil:
 			hc.served.Add(1)
-			if early && hc.qc.ConnectionState().Used0RTT {
+			if early && hc.used0RTT() {
 				h.early.Add(1)
 			}
 			w.complete(q, resp, body, sent, first, now)
@@ -563,7 +581,7 @@ func (w *h3Worker) conn(q *h3Req, first, zeroRTT bool) (*h3Conn, error) {
 		s.mu.Lock()
 	}
 	defer s.mu.Unlock()
-	if c := s.conn; c != nil && c.qc.Context().Err() == nil {
+	if c := s.conn; c != nil && c.alive() {
 		if waited && q.ready >= 0 {
 			q.ready = max(q.ready, w.h.now())
 		}
@@ -594,13 +612,21 @@ func (w *h3Worker) dial(q *h3Req, first, zeroRTT bool) (*h3Conn, error) {
 		// session allows it; else once the handshake is over.
 		dial = quic.DialAddrEarly
 	}
-	qc, err := dial(h.ctx, h.t.addr, w.slot.tls, h.qconf)
-	if err != nil {
-		return nil, err
+	var c *h3Conn
+	if h.cfg.H2 {
+		var err error
+		if c, err = w.dialH2(); err != nil {
+			return nil, err
+		}
+	} else {
+		qc, err := dial(h.ctx, h.t.addr, w.slot.tls, h.qconf)
+		if err != nil {
+			return nil, err
+		}
+		c = &h3Conn{qc: qc, cc: h.tr.NewClientConn(qc), early: zeroRTT}
 	}
 	now := h.now()
 	h.sh.connected.Store(true)
-	c := &h3Conn{qc: qc, cc: h.tr.NewClientConn(qc), early: zeroRTT}
 	if h.pace == nil && first {
 		q.start, q.connect = begin, now-begin
 	}
@@ -608,6 +634,46 @@ func (w *h3Worker) dial(q *h3Req, first, zeroRTT bool) (*h3Conn, error) {
 		q.ready = max(q.ready, now)
 	}
 	return c, nil
+}
+
+// dialH2 opens a TLS connection over TCP that negotiated h2, and on it an
+// HTTP/2 client, within the connect wait.
+func (w *h3Worker) dialH2() (*h3Conn, error) {
+	h := w.h
+	ctx, cancel := context.WithTimeout(h.ctx, h.qconf.HandshakeIdleTimeout)
+	defer cancel()
+	d := tls.Dialer{Config: w.slot.tls}
+	nc, err := d.DialContext(ctx, "tcp", h.t.addr)
+	if err != nil {
+		return nil, err
+	}
+	tc := nc.(*tls.Conn)
+	if p := tc.ConnectionState().NegotiatedProtocol; p != "h2" {
+		tc.Close()
+		return nil, fmt.Errorf("the server negotiated %q, not h2: it speaks no HTTP/2 over TLS", p)
+	}
+	cc, err := h.tr2.NewClientConn(tc)
+	if err != nil {
+		tc.Close()
+		return nil, err
+	}
+	return &h3Conn{tc: tc, h2: cc}, nil
+}
+
+// engine is the Result's Engine: the client library the run speaks on.
+func (h *h3Run) engine() string {
+	if h.cfg.H2 {
+		return EngineH2
+	}
+	return EngineQUIC
+}
+
+// over says what the TLS runs over, for the Result's TLS line.
+func (h *h3Run) over() string {
+	if h.cfg.H2 {
+		return "over TCP (h2)"
+	}
+	return "over QUIC (h3)"
 }
 
 // connectFailed counts a failed connect. Before any connection of the run
@@ -619,7 +685,7 @@ func (w *h3Worker) connectFailed(err error) {
 	}
 	if !h.sh.connected.Load() {
 		var ne net.Error
-		if errors.As(err, &ne) && ne.Timeout() {
+		if errors.As(err, &ne) && ne.Timeout() && !h.cfg.H2 {
 			err = fmt.Errorf("no answer over QUIC within %v: is an HTTP/3 server listening on UDP port %d? (%w)",
 				h.qconf.HandshakeIdleTimeout, h.t.port, err)
 		}
@@ -633,13 +699,13 @@ func (w *h3Worker) connectFailed(err error) {
 // wait, it waits for its end (a response came: it is over, or about to be
 // for a request sent in 0-RTT).
 func (w *h3Worker) handshake(hc *h3Conn, wait bool) {
-	if hc.counted.Load() || !wait && !isDone(hc.qc.HandshakeComplete()) {
+	if hc.counted.Load() || !wait && !isDone(hc.handshakeComplete()) {
 		return
 	}
 	select {
-	case <-hc.qc.HandshakeComplete():
-	case <-hc.qc.Context().Done():
-		if !isDone(hc.qc.HandshakeComplete()) {
+	case <-hc.handshakeComplete():
+	case <-hc.gone():
+		if !isDone(hc.handshakeComplete()) {
 			return
 		}
 	case <-w.h.ctx.Done():
@@ -648,7 +714,7 @@ func (w *h3Worker) handshake(hc *h3Conn, wait bool) {
 	if !hc.counted.CompareAndSwap(false, true) {
 		return
 	}
-	cs := hc.qc.ConnectionState().TLS
+	cs := hc.tlsState()
 	w.record(func(s *stats) {
 		s.handshakes++
 		if cs.DidResume {
@@ -656,7 +722,7 @@ func (w *h3Worker) handshake(hc *h3Conn, wait bool) {
 		}
 	})
 	if w.h.proto.Load() == nil {
-		p := fmt.Sprintf("%s,%s,%s over QUIC (h3)", tlsVersion(cs.Version), tls.CipherSuiteName(cs.CipherSuite), cs.CurveID)
+		p := fmt.Sprintf("%s,%s,%s %s", tlsVersion(cs.Version), tls.CipherSuiteName(cs.CipherSuite), cs.CurveID, w.h.over())
 		w.h.proto.CompareAndSwap(nil, &p)
 	}
 }
@@ -690,7 +756,58 @@ func (w *h3Worker) setAside(hc *h3Conn) {
 }
 
 func (c *h3Conn) close() {
+	if c.h2 != nil {
+		c.h2.Close()
+		return
+	}
 	c.qc.CloseWithError(quic.ApplicationErrorCode(http3.ErrCodeNoError), "")
+}
+
+// done is closed when c's handshake is over: at once over HTTP/2.
+var done = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
+
+// handshakeComplete is closed when c's handshake is over.
+func (c *h3Conn) handshakeComplete() <-chan struct{} {
+	if c.h2 != nil {
+		return done
+	}
+	return c.qc.HandshakeComplete()
+}
+
+// alive says whether c can still take requests.
+func (c *h3Conn) alive() bool {
+	if c.h2 != nil {
+		return c.h2.CanTakeNewRequest()
+	}
+	return c.qc.Context().Err() == nil
+}
+
+// gone is closed when c's QUIC connection is; never over HTTP/2, whose
+// handshake is over before anyone waits on it.
+func (c *h3Conn) gone() <-chan struct{} {
+	if c.h2 != nil {
+		return nil
+	}
+	return c.qc.Context().Done()
+}
+
+// tlsState is c's TLS connection state.
+func (c *h3Conn) tlsState() tls.ConnectionState {
+	if c.h2 != nil {
+		return c.tc.ConnectionState()
+	}
+	return c.qc.ConnectionState().TLS
+}
+
+// used0RTT says whether c's server took its early data.
+func (c *h3Conn) used0RTT() bool { return c.qc != nil && c.qc.ConnectionState().Used0RTT }
+
+// roundTrip sends rq on c and returns its response.
+func (c *h3Conn) roundTrip(rq *http.Request) (*http.Response, error) {
+	if c.h2 != nil {
+		return c.h2.RoundTrip(rq)
+	}
+	return c.cc.RoundTrip(rq)
 }
 
 // read reads a response body to its end and returns its length.

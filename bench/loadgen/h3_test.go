@@ -388,14 +388,15 @@ func TestH3BadConfig(t *testing.T) {
 		cfg  Config
 		want string
 	}{
-		{Config{URL: "http://127.0.0.1/", H3: true}, "HTTP/3 needs an https:// URL"},
+		{Config{URL: "http://127.0.0.1/", H3: true}, "HTTP/2 and HTTP/3 here need an https:// URL"},
+		{Config{URL: "https://127.0.0.1/", H3: true, H2: true}, "HTTP/3 or HTTP/2: give one"},
 		{Config{URL: u, H3: true, KeepAlive: true, Pipeline: 2}, "HTTP/3 does not pipeline"},
 		{Config{URL: u, H3: true, Engine: EngineEpoll}, "HTTP/3 runs on quic-go, not on the epoll engine"},
 		{Config{URL: u, H3: true, Loops: 1}, "HTTP/3 runs no event loops"},
 		{Config{URL: u, H3: true, Rate: 10, Spin: true}, "HTTP/3 does not spin"},
 		{Config{URL: u, H3: true, Streams: 2}, "streams need keep-alive"},
 		{Config{URL: u, H3: true, KeepAlive: true, Streams: maxStreams + 1}, "invalid number of streams 1025 (1 to 1024)"},
-		{Config{URL: u, KeepAlive: true, Streams: 2}, "streams are HTTP/3's"},
+		{Config{URL: u, KeepAlive: true, Streams: 2}, "streams are HTTP/2's and HTTP/3's"},
 		{Config{URL: u, Resume: true, EarlyData: true}, "0-RTT needs HTTP/3"},
 		{Config{URL: u, H3: true, EarlyData: true}, "0-RTT needs Resume"},
 		{Config{URL: u, H3: true, Headers: []string{"connection: close"}}, "header Connection has no place in HTTP/3"},

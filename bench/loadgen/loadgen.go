@@ -150,6 +150,13 @@
 //     had answered before (the server closed it, or refused the stream)
 //     goes again on a new connection, up to three sends, as over TCP.
 //     Timeout fails a request whose response has not all come within it.
+//
+// With H2 instead, the same goroutines and pacer speak HTTP/2 over TLS on
+// TCP through golang.org/x/net/http2's client (ALPN h2, a TCP connection a
+// slot, Streams requests in flight on it; Result.Engine is EngineH2 and
+// its TLS line says "over TCP (h2)"), so that a bench sets HTTP/2 and
+// HTTP/3 side by side with the client driving both alike; EarlyData does
+// not apply.
 package loadgen
 
 import (
@@ -200,7 +207,14 @@ type Config struct {
 	// https:// URL.
 	H3 bool
 
-	// Streams, with H3 and KeepAlive, is how many requests each connection
+	// H2 speaks HTTP/2 over TLS on TCP through golang.org/x/net/http2's
+	// client, on the HTTP/3 engine's goroutines and pacer (h3.go): so that
+	// HTTP/2 and HTTP/3 are driven alike, a stream a goroutine, the same
+	// schedule. It needs an https:// URL; Streams and Resume apply to it
+	// as to H3, EarlyData does not.
+	H2 bool
+
+	// Streams, with H3 (or H2) and KeepAlive, is how many requests each connection
 	// has in flight at a time, each on its own stream; 0 means 1.
 	Streams int
 
@@ -452,7 +466,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	if cfg.H3 {
+	if cfg.H3 || cfg.H2 {
 		return runH3(ctx, cfg.withDefaults())
 	}
 	p, err := build(cfg.withDefaults())

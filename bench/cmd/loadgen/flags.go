@@ -19,7 +19,7 @@ type flags struct {
 	streams                int
 	k, i, l, r, q, json    bool
 	spin, resume           bool
-	h3, zeroRTT            bool
+	h2, h3, zeroRTT        bool
 	t, s, rate             float64
 	m, d, warmup, units    string
 	engine, out, startAt   string
@@ -54,6 +54,7 @@ func newFlagSet(f *flags) *flag.FlagSet {
 	fs.StringVar(&f.warmup, "warmup", "", "run first and not recorded: a duration (2s) or a number of requests")
 	fs.IntVar(&f.repeat, "repeat", 1, "runs; prints the median run by requests per second and the spread")
 	fs.BoolVar(&f.resume, "resume", false, "with https://, resume each connection's last TLS session (a ticket) on its next: resumed handshakes; default full ones")
+	fs.BoolVar(&f.h2, "h2", false, "speak HTTP/2 over TLS (x/net/http2's client, on -h3's goroutines and pacer) to the https:// URL: each of -c connections is a TCP connection")
 	fs.BoolVar(&f.h3, "h3", false, "speak HTTP/3 over QUIC (quic-go's client) to the https:// URL: each of -c connections is a QUIC connection")
 	fs.IntVar(&f.streams, "streams", 1, "with -h3, requests in flight per connection, each on its own stream (needs -k)")
 	fs.BoolVar(&f.zeroRTT, "0rtt", false, "with -h3 and -resume, send each new connection's request in 0-RTT, with the handshake, where the server accepts it")
@@ -106,6 +107,7 @@ func (f flags) check(now time.Time) (*options, error) {
 		Spin:               f.spin,
 		Resume:             f.resume,
 		H3:                 f.h3,
+		H2:                 f.h2,
 		Streams:            f.streams,
 		EarlyData:          f.zeroRTT,
 		Method:             f.m,
@@ -138,7 +140,22 @@ func (f flags) check(now time.Time) (*options, error) {
 	if f.streams < 1 {
 		bad("invalid number of streams -streams %d", f.streams)
 	}
-	if f.h3 {
+	if f.h2 && f.h3 {
+		bad("-h2 and -h3: give one")
+	}
+	if f.h2 {
+		if len(f.urls) == 1 && strings.HasPrefix(strings.ToLower(f.urls[0]), "http://") {
+			bad("-h2 needs an https:// URL, not %q: this client speaks HTTP/2 over TLS only", f.urls[0])
+		}
+		for _, name := range []string{"pipeline", "engine", "spin"} {
+			if f.set[name] {
+				bad("-%s has no meaning with -h2: %s", name, notH2[name])
+			}
+		}
+		if f.zeroRTT {
+			bad("-0rtt needs -h3: HTTP/2 over TCP has no 0-RTT here")
+		}
+	} else if f.h3 {
 		if len(f.urls) == 1 && strings.HasPrefix(strings.ToLower(f.urls[0]), "http://") {
 			bad("-h3 needs an https:// URL, not %q: QUIC is always TLS", f.urls[0])
 		}
@@ -152,7 +169,7 @@ func (f flags) check(now time.Time) (*options, error) {
 		}
 	} else {
 		if f.set["streams"] {
-			bad("-streams needs -h3: over TCP, -pipeline puts requests in flight on a connection")
+			bad("-streams needs -h3 or -h2: over HTTP/1.1, -pipeline puts requests in flight on a connection")
 		}
 		if f.zeroRTT {
 			bad("-0rtt needs -h3 and -resume")
@@ -230,6 +247,13 @@ func (f flags) check(now time.Time) (*options, error) {
 	}
 	o.cfg, o.warm = cfg, warm
 	return o, nil
+}
+
+// notH2 says why a flag has no meaning with -h2.
+var notH2 = map[string]string{
+	"pipeline": "HTTP/2 puts -streams requests in flight on a connection",
+	"engine":   "HTTP/2 runs on x/net/http2's goroutines, not on an I/O engine of loadgen's",
+	"spin":     "its goroutines sleep until a request is due",
 }
 
 // notH3 says why a flag has no meaning with -h3.

@@ -118,8 +118,8 @@ func TestCheckGoodFlags(t *testing.T) {
 	}
 }
 
-// Each flag that does not go with -h3, or needs it, is one line of its own
-// and exit 2.
+// Each flag that does not go with -h3 or -h2, or needs one, is one line of
+// its own and exit 2.
 func TestCheckH3(t *testing.T) {
 	const u = "https://127.0.0.1:8443/"
 	for _, tc := range []struct {
@@ -133,7 +133,13 @@ func TestCheckH3(t *testing.T) {
 		{[]string{"-h3", "-rate", "100", "-spin", u}, "-spin has no meaning with -h3: quic-go's goroutines sleep until a request is due"},
 		{[]string{"-h3", "-0rtt", u}, "-0rtt needs -resume: only a resumed TLS session carries a request in 0-RTT"},
 		{[]string{"-h3", "-k", "-streams", "0", u}, "invalid number of streams -streams 0"},
-		{[]string{"-k", "-streams", "4", u}, "-streams needs -h3: over TCP, -pipeline puts requests in flight on a connection"},
+		{[]string{"-k", "-streams", "4", u}, "-streams needs -h3 or -h2: over HTTP/1.1, -pipeline puts requests in flight on a connection"},
+		{[]string{"-h2", "-h3", u}, "-h2 and -h3: give one"},
+		{[]string{"-h2", "http://127.0.0.1/"}, `-h2 needs an https:// URL, not "http://127.0.0.1/": this client speaks HTTP/2 over TLS only`},
+		{[]string{"-h2", "-k", "-pipeline", "2", u}, "-pipeline has no meaning with -h2: HTTP/2 puts -streams requests in flight on a connection"},
+		{[]string{"-h2", "-engine", "epoll", u}, "-engine has no meaning with -h2: HTTP/2 runs on x/net/http2's goroutines, not on an I/O engine of loadgen's"},
+		{[]string{"-h2", "-resume", "-0rtt", u}, "-0rtt needs -h3: HTTP/2 over TCP has no 0-RTT here"},
+		{[]string{"-h2", "-streams", "4", u}, "streams need keep-alive: without it a connection carries one request"},
 		{[]string{"-resume", "-0rtt", u}, "-0rtt needs -h3 and -resume"},
 		// Config.Validate's, once the flags are good.
 		{[]string{"-h3", "-streams", "4", u}, "streams need keep-alive: without it a connection carries one request"},
