@@ -43,7 +43,7 @@ FUZZTIME ?= 30s
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
 .DEFAULT_GOAL := help
-.PHONY: help servers build $(addprefix bin/,$(TOOLS)) deps test vet fuzz robust soak bench bench-quick bench-sweep bench-scale bench-work bench-latency bench-load bench-readiness bench-tls compare FORCE
+.PHONY: help servers build $(addprefix bin/,$(TOOLS)) deps test vet fuzz robust soak bench bench-quick bench-sweep bench-scale bench-work bench-latency bench-load bench-readiness bench-tls bench-h3 compare FORCE
 
 # Re-runs and parts are variables, not targets of their own.
 # AGAIN=N (bench, bench-latency, bench-load, bench-tls): the run once more,
@@ -142,7 +142,7 @@ bench-scale: build deps ## keep-alive ceilings on SCALE_CORES cores of SERVER_CP
 
 bench-quick: build ## a smoke run of every bench, ~3 min: prints a report, keeps nothing
 	$(plain)
-	d=$$(mktemp -d) && trap 'rm -rf "$$d"' EXIT && bin/report $(RUNFLAGS) -run -work -uring -latency -load -readiness -tls -newconn -min-wait -quick -out "$$d" && cat "$$d/REPORT.md"
+	d=$$(mktemp -d) && trap 'rm -rf "$$d"' EXIT && bin/report $(RUNFLAGS) -run -work -uring -latency -load -readiness -tls -newconn -h3 -min-wait -quick -out "$$d" && cat "$$d/REPORT.md"
 
 # PART=uring: uring's waits and its and the io_uring floor's idle
 # connections alone, into uring.txt, whose rows replace theirs in work.txt
@@ -187,10 +187,16 @@ bench-readiness: build deps ## what the floors, gnet, uring and nginx ask of the
 # 12 short blocks, then blocks of the rows short of 24 kept, at most 80;
 # then 6 blocks of the other modes: pipelined, handshakes (ECDSA and RSA),
 # TLS 1.2, HTTP/2 over TLS and h2c.
-bench-tls: build deps ## TLS and HTTP/2 beside nginx, over an hour; PART=keepalive (~30 min)|handshakes
-	$(call part,keepalive handshakes)
-	bin/report $(RUNFLAGS) -tls$(if $(PART),-$(PART)) $(call out,tls-)
-	$(call agree,tls-,-agree-tls,tls-agreement.md)
+# PART=h3 (also make bench-h3): nethttp over HTTP/1.1 with TLS, HTTP/2
+# and HTTP/3 at fixed rates, into protocols.txt (bin/report -h3; ~8 min);
+# AGAIN=N puts it in results/again/h3-N.
+bench-tls: build deps ## TLS, HTTP/2 beside nginx, >1 h; PART=keepalive (~30 min)|handshakes|h3 (HTTP/3)
+	$(call part,keepalive handshakes h3)
+	bin/report $(RUNFLAGS) $(if $(filter h3,$(PART)),-h3 $(call out,h3-),-tls$(if $(PART),-$(PART)) $(call out,tls-))
+	$(if $(filter h3,$(PART)),,$(call agree,tls-,-agree-tls,tls-agreement.md))
+
+bench-h3:
+	$(MAKE) bench-tls PART=h3 $(if $(AGAIN),AGAIN=$(AGAIN))
 
 # loadgen keeps each server's core busy; wrk -t1, the reference client, does
 # not keep gnet's or nginx's busy on a slow machine, and then measures itself.

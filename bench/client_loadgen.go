@@ -59,7 +59,12 @@ func (g Loadgen) Run(l Load) (Stats, error) {
 	if l.Requests > 0 && l.Requests < l.Connections {
 		l.Connections = l.Requests
 	}
-	out, t, runErr := run(g.CPUs, g.Bin, g.Args(l)...)
+	return g.runArgs(l, g.Args(l))
+}
+
+// runArgs runs loadgen with args, l's load in them.
+func (g Loadgen) runArgs(l Load, args []string) (Stats, error) {
+	out, t, runErr := run(g.CPUs, g.Bin, args...)
 	st, err := parseLoadgen(out)
 	if runErr != nil && (err == nil || !json.Valid(out)) {
 		err = runErr

@@ -36,8 +36,10 @@ type Config struct {
 	// (BenchmarkTLS); NoTickets starts one serving HTTPS without session
 	// tickets.
 	TLSCert, TLSKey string
-	NoTickets       bool
-	H2C             bool
+	// H3, with a certificate, serves HTTP/3 too on a target that has it.
+	H3        bool
+	NoTickets bool
+	H2C       bool
 }
 
 // DefaultConfig finds the module root from the working directory and pins
@@ -177,7 +179,7 @@ func (c Config) StartWith(name, addr string, w Work) (*Server, error) {
 		return nil, err
 	}
 	env := targets.Env{Root: c.Root, Addr: addr, CPUs: c.ServerCPUs, Procs: c.Procs, StartTimeout: c.StartTimeout, Bare: bare,
-		Work: w, WaitInline: inline, Vars: c.Vars, TLSCert: c.TLSCert, TLSKey: c.TLSKey, NoTickets: c.NoTickets, H2C: c.H2C}
+		Work: w, WaitInline: inline, Vars: c.Vars, TLSCert: c.TLSCert, TLSKey: c.TLSKey, NoTickets: c.NoTickets, H2C: c.H2C, H3: c.H3}
 	if t.Package != "" {
 		if _, err := c.Binary(base); err != nil {
 			return nil, err

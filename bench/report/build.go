@@ -192,6 +192,7 @@ func Build(all map[string]Samples, why map[string]string, sections map[string]Se
 	rep.TLS = buildTLS(all, sections, own, rep.Ceilings, conns)
 	rep.AtLoad = buildAtLoad(all, sections)
 	rep.NewConn = buildNewConn(all, sections)
+	rep.Protocols = buildProtocols(all, sections)
 	rep.Shared = sections["scale"].Shared
 	sort.Slice(rep.InMemory, func(i, j int) bool {
 		a, b := rep.InMemory[i], rep.InMemory[j]

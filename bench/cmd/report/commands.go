@@ -485,3 +485,18 @@ func handshakeRule(quick bool, kept, most int, each time.Duration) *keptRule {
 		return tlsHandshakeBlock(quick, each, k, short)
 	})
 }
+
+// protocolsCommands are make bench-h3's blocks (BenchmarkProtocols): each
+// runs every protocol at every rate once, in the block's order; -quick one
+// short block at one rate.
+func protocolsCommands(quick bool, blocks int) [][]string {
+	var cmds [][]string
+	for k := range blocks {
+		args := []string{"-bench", "^BenchmarkProtocols$", "-benchtime", "1x", "-timeout", "0", "./bench", "-args", "-block", fmt.Sprint(k)}
+		if quick {
+			args = append(args, "-proto-rates", "2000", "-proto-for", "300ms", "-proto-warmup", "100ms")
+		}
+		cmds = append(cmds, goTest(args...))
+	}
+	return cmds
+}

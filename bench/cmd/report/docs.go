@@ -40,6 +40,7 @@ var documents = []document{
 		"costs-json":      render.CostsJSON,
 		"costs-encoders":  render.CostsEncoders,
 		"costs-split":     render.CostsSplit,
+		"costs-h3":        render.ProtocolsTable,
 		"costs-model":     func(rep report.Report) string { return render.HostModel(rep.Hosts) },
 	}},
 }
@@ -62,6 +63,8 @@ func beginMarker(name string) string {
 		from = "make bench-tls writes it from results/results.json"
 	case "newconn":
 		from = "bin/report -newconn writes it from results/results.json"
+	case "costs-h3":
+		from = "make bench-h3 writes it from results/results.json"
 	case "costs-minwait":
 		from = "make bench-load PART=min-wait writes it from results/results.json"
 	case "hosts", "costs-model":

@@ -5,7 +5,7 @@
 //
 // Usage:
 //
-//	report [-run] [-in-memory=false] [-sweep] [-work] [-latency] [-load] [-at-load] [-capacity] [-why] [-tls] [-tls-keepalive] [-newconn] [-min-wait] [-uring] [-quick] [-blocks 26] [-for 300ms] [-work-blocks 6] [-sweep-rounds 3] [-n 200000] [-out results] [-hosts results] [-docs] [-compare dir]
+//	report [-run] [-in-memory=false] [-sweep] [-work] [-latency] [-load] [-at-load] [-capacity] [-why] [-tls] [-tls-keepalive] [-newconn] [-h3] [-min-wait] [-uring] [-quick] [-blocks 26] [-for 300ms] [-work-blocks 6] [-sweep-rounds 3] [-n 200000] [-out results] [-hosts results] [-docs] [-compare dir]
 //
 // The results model and its rules are package report, the markdown and
 // SVG package render; this command runs the benches and writes the files.
@@ -147,6 +147,8 @@ func main() {
 	agreeLatencyDirs := flag.String("agree-latency", "", "compare make bench-latency's p99 at the common rate in several runs' output `directories` (comma-separated) and print it; nothing is run")
 	newConnRun := flag.Bool("newconn", false, "run every server and nginx on a new connection per request at -conn-rate, beside a reference nginx at the same rate, in -newconn-blocks blocks, into newconn.txt first")
 	// As the ceilings': only the host's usual level counts, about half the blocks.
+	h3Run := flag.Bool("h3", false, "run nethttp over HTTP/1.1 with TLS, HTTP/2 and HTTP/3 at fixed rates, in -h3-blocks blocks, into protocols.txt first")
+	h3Blocks := flag.Int("h3-blocks", 8, "with -h3: blocks, each running every protocol at every rate once, in its own order")
 	newConnBlocks := flag.Int("newconn-blocks", 26, "with -newconn: blocks, each running every server once, in its own order")
 	minWaitRun := flag.Bool("min-wait", false, "run uring at a quarter of its keep-alive ceiling (ceilings as -latency takes them) with each of -min-waits, in -min-wait-blocks blocks, into minwait.txt first")
 	// Two Williams designs of the five waits: each wait in every position
@@ -166,7 +168,7 @@ func main() {
 	if flag.NArg() > 0 {
 		log.Fatalf("unexpected arguments %q", flag.Args())
 	}
-	if *rounds < 1 || *sweepRounds < 1 || *n < 1 || *sweepN < 1 || *blocks < 1 || *workBlocks < 1 || *latencyRounds < 1 || *loadRounds < 1 || *readinessRounds < 1 || *capacityRounds < 1 || *each <= 0 || *tlsBlocks < 1 || *tlsKeepAliveBlocks < 1 || *atLoadBlocks < 1 || *tlsFor <= 0 || *newConnBlocks < 1 || *uringBlocks < 1 || *connRate <= 0 {
+	if *rounds < 1 || *sweepRounds < 1 || *n < 1 || *sweepN < 1 || *blocks < 1 || *workBlocks < 1 || *latencyRounds < 1 || *loadRounds < 1 || *readinessRounds < 1 || *capacityRounds < 1 || *each <= 0 || *tlsBlocks < 1 || *tlsKeepAliveBlocks < 1 || *atLoadBlocks < 1 || *tlsFor <= 0 || *newConnBlocks < 1 || *h3Blocks < 1 || *uringBlocks < 1 || *connRate <= 0 {
 		log.Fatal("-rounds, -sweep-rounds, -blocks, -work-blocks, -latency-rounds, -load-rounds, -readiness-rounds, -capacity-rounds, -tls-blocks, -tls-keepalive-blocks, -at-load-blocks, -newconn-blocks, -uring-blocks, -conn-rate, -for, -tls-for, -n and -sweep-n must be positive")
 	}
 	if *tlsKeepAliveKept < 0 || *tlsKeepAliveMost < *tlsKeepAliveBlocks {
@@ -209,7 +211,7 @@ func main() {
 	// keep no partial output.
 	proc.Handle("report", 5*time.Second, removePartial)
 	var forced string
-	if *run || *sweep || *scaleRun || *workRun || *latencyRun || *loadRun || *atLoadRun || *capacityRun || *whyRun || *tlsRun || *tlsKeepAliveRun || *tlsHandshakeRun || *newConnRun || *minWaitRun || *uringRun {
+	if *run || *sweep || *scaleRun || *workRun || *latencyRun || *loadRun || *atLoadRun || *capacityRun || *whyRun || *tlsRun || *tlsKeepAliveRun || *tlsHandshakeRun || *newConnRun || *h3Run || *minWaitRun || *uringRun {
 		cfg, err := bench.DefaultConfig()
 		if err != nil {
 			log.Fatal(err)
@@ -235,6 +237,7 @@ func main() {
 	tlsKeepAliveFile := filepath.Join(*out, "tls-keepalive.txt")
 	tlsHandshakeFile := filepath.Join(*out, "tls-handshake.txt")
 	newConnFile := filepath.Join(*out, "newconn.txt")
+	protocolsFile := filepath.Join(*out, report.ProtocolsSection+".txt")
 	uringFile := filepath.Join(*out, report.UringSection+".txt")
 	if *run {
 		if err := runAll(root, benchFile, *quick, forced, blockCount(*quick, *blocks), ceilingCommands(*quick, *inMemory, *rounds, *blocks, *each, *modes)); err != nil {
@@ -331,6 +334,12 @@ func main() {
 		}
 	}
 
+	if *h3Run {
+		blocks := blockCount(*quick, *h3Blocks)
+		if err := runAll(root, protocolsFile, *quick, forced, blocks, protocolsCommands(*quick, blocks)); err != nil {
+			fatal(err)
+		}
+	}
 	if *newConnRun {
 		blocks := blockCount(*quick, *newConnBlocks)
 		if err := runAll(root, newConnFile, *quick, forced, blocks, newConnCommands(*quick, blocks, *connRate)); err != nil {
@@ -368,7 +377,7 @@ func main() {
 		}
 	}
 
-	rep, err := report.Read(map[string]string{"ceilings": benchFile, "sweep": sweepFile, "scale": scaleFile, "work": workFile, "latency": latencyFile, "load": loadFile, "readiness": readinessFile, "tls": tlsFile, "tls-keepalive": tlsKeepAliveFile, "tls-handshake": tlsHandshakeFile, "atload": atLoadFile, "capacity": capacityFile, "why": whyFile, "newconn": newConnFile, report.UringSection: uringFile})
+	rep, err := report.Read(map[string]string{"ceilings": benchFile, "sweep": sweepFile, "scale": scaleFile, "work": workFile, "latency": latencyFile, "load": loadFile, "readiness": readinessFile, "tls": tlsFile, "tls-keepalive": tlsKeepAliveFile, "tls-handshake": tlsHandshakeFile, "atload": atLoadFile, "capacity": capacityFile, "why": whyFile, "newconn": newConnFile, report.ProtocolsSection: protocolsFile, report.UringSection: uringFile})
 	minWaitFile := filepath.Join(*out, "minwait.txt")
 	if _, statErr := os.Stat(minWaitFile); errors.Is(err, report.ErrNoResults) && statErr == nil {
 		rep, err = report.Report{}, nil // a -min-wait run alone: its part only

@@ -1,0 +1,85 @@
+package report
+
+import (
+	"slices"
+	"strings"
+
+	"hellobench/bench"
+)
+
+// protocolsPrefix starts the benchmark keys of make bench-h3's blocks
+// (BenchmarkProtocols): "row/rate=N", the row a protocol ("h3-16") or
+// HTTP/2's A/A twin ("h2-1/aa").
+const protocolsPrefix = "hellobench/bench/BenchmarkProtocols/"
+
+// ProtocolsSection is make bench-h3's section (protocols.txt).
+const ProtocolsSection = "protocols"
+
+// A ProtoPoint is one protocol's row at one fixed rate: the server's CPU
+// per request over the blocks in which it held the rate (Point.Server is
+// the row, Point.Mode the rate, "rate=5000"), and its ratio, block by
+// block, to its HTTP/2 row (Base) at the same rate.
+type ProtoPoint struct {
+	Point
+	Base   string  `json:"base,omitempty"`
+	VsBase *Figure `json:"cpu_vs_base,omitempty"`
+}
+
+// ProtoBase is the HTTP/2 row a protocol's row is set against: HTTP/2
+// with as many streams a connection (HTTP/1.1, one request at a time,
+// against HTTP/2's single stream); "" for the base rows themselves.
+func ProtoBase(row string) string {
+	switch row {
+	case "h2-1", "h2-16":
+		return ""
+	case "h3-16":
+		return "h2-16"
+	}
+	return "h2-1" // h1-tls, h3-1 and h2-1's A/A twin
+}
+
+// buildProtocols builds make bench-h3's rows as the blocks at a fixed
+// rate are built (buildHeld), then each row's ratio to its base.
+func buildProtocols(all map[string]Samples, sections map[string]Section) []ProtoPoint {
+	held := buildHeld(all, protocolsPrefix, Coarse(sections[ProtocolsSection]))
+	var ps []ProtoPoint
+	for _, p := range held {
+		pp := ProtoPoint{Point: p, Base: ProtoBase(p.Server)}
+		if pp.Base != "" {
+			if b, ok := Find(held, pp.Base, p.Mode); ok {
+				r := blockRatio(p, b)
+				pp.VsBase = &r
+			}
+		}
+		ps = append(ps, pp)
+	}
+	slices.SortFunc(ps, func(a, b ProtoPoint) int {
+		if a.Mode != b.Mode {
+			return ProtoRate(a.Mode) - ProtoRate(b.Mode)
+		}
+		return protoRank(a.Server) - protoRank(b.Server)
+	})
+	return ps
+}
+
+// protoRows are the rows in the report's order.
+var protoRows = []string{"h1-tls", "h2-1", "h2-1" + bench.TwinSuffix, "h2-16", "h3-1", "h3-16"}
+
+func protoRank(row string) int {
+	if i := slices.Index(protoRows, row); i >= 0 {
+		return i
+	}
+	return len(protoRows)
+}
+
+// ProtoRate is a row's rate from its mode, "rate=5000"; 0 if none.
+func ProtoRate(mode string) int {
+	n := 0
+	for _, c := range strings.TrimPrefix(mode, "rate=") {
+		if c < '0' || c > '9' {
+			return 0
+		}
+		n = 10*n + int(c-'0')
+	}
+	return n
+}
