@@ -102,7 +102,7 @@ vet: ## go vet, gofmt and staticcheck
 test: deps vet bin/bombardier bin/benchstat ## the whole test suite; ends with the skipped tests and why
 	$(GO) test -count=1 -json ./... | $(GO) run ./internal/cmd/skipped
 
-serve-%: ## build NAME alone and serve it in the foreground, pinned; TLS=1: over HTTPS (H3=1: and HTTP/3)
+serve-%: ## build NAME alone, serve it pinned in the foreground; TLS=1: HTTPS; H3=1: HTTP/3
 	@pkg=$$($(GO) run ./bench/cmd/targets -package $*) && $(GO) build -o bin/ ./bench/cmd/serve $$pkg
 	@bin/serve -cpu "$(CPU)" -procs $(PROCS) $(if $(ADDR),-addr $(ADDR)) $(if $(TLS),-tls) $(if $(H3),-h3) $*
 
