@@ -251,7 +251,7 @@ type Report struct {
 	// connection per request at one fixed rate, beside a reference nginx
 	// at the same rate (Point.Mode is the rate, "rate=5000").
 	NewConn []Point `json:"new_conn,omitempty"`
-	// Protocols are make bench-h3's rows: one server over HTTP/1.1 with
+	// Protocols are make bench-tls PART=h3's rows: one server over HTTP/1.1 with
 	// TLS, HTTP/2 and HTTP/3 at fixed rates.
 	Protocols []ProtoPoint `json:"protocols,omitempty"`
 	// MinWait is bin/report -min-wait's run: uring below its ceiling with

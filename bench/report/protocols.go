@@ -7,12 +7,12 @@ import (
 	"hellobench/bench"
 )
 
-// protocolsPrefix starts the benchmark keys of make bench-h3's blocks
+// protocolsPrefix starts the benchmark keys of make bench-tls PART=h3's blocks
 // (BenchmarkProtocols): "row/rate=N", the row a protocol ("h3-16") or
 // HTTP/2's A/A twin ("h2-1/aa").
 const protocolsPrefix = "hellobench/bench/BenchmarkProtocols/"
 
-// ProtocolsSection is make bench-h3's section (protocols.txt).
+// ProtocolsSection is make bench-tls PART=h3's section (protocols.txt).
 const ProtocolsSection = "protocols"
 
 // A ProtoPoint is one protocol's row at one fixed rate: the server's CPU
@@ -38,7 +38,7 @@ func ProtoBase(row string) string {
 	return "h2-1" // h1-tls, h3-1 and h2-1's A/A twin
 }
 
-// buildProtocols builds make bench-h3's rows as the blocks at a fixed
+// buildProtocols builds make bench-tls PART=h3's rows as the blocks at a fixed
 // rate are built (buildHeld), then each row's ratio to its base.
 func buildProtocols(all map[string]Samples, sections map[string]Section) []ProtoPoint {
 	held := buildHeld(all, protocolsPrefix, Coarse(sections[ProtocolsSection]))

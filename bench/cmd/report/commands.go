@@ -486,7 +486,7 @@ func handshakeRule(quick bool, kept, most int, each time.Duration) *keptRule {
 	})
 }
 
-// protocolsCommands are make bench-h3's blocks (BenchmarkProtocols): each
+// protocolsCommands are make bench-tls PART=h3's blocks (BenchmarkProtocols): each
 // runs every protocol at every rate once, in the block's order; -quick one
 // short block at one rate.
 func protocolsCommands(quick bool, blocks int) [][]string {

@@ -19,7 +19,7 @@ type document struct {
 }
 
 var documents = []document{
-	{"README.md", map[string]func(report.Report) string{"pick": render.PickShort}},
+	{"README.md", map[string]func(report.Report) string{"pick": render.PickShort, "h3": render.ProtocolsLine}},
 	{"docs/ceilings.md", map[string]func(report.Report) string{"ceilings": render.CeilingsPage, "newconn": render.NewConnTable, "hosts": render.HostsSection}},
 	{"docs/work.md", map[string]func(report.Report) string{"work": render.WorkPage}},
 	{"docs/latency.md", map[string]func(report.Report) string{"latency": render.LatencyPage}},
@@ -63,8 +63,8 @@ func beginMarker(name string) string {
 		from = "make bench-tls writes it from results/results.json"
 	case "newconn":
 		from = "bin/report -newconn writes it from results/results.json"
-	case "costs-h3":
-		from = "make bench-h3 writes it from results/results.json"
+	case "costs-h3", "h3":
+		from = "make bench-tls PART=h3 writes it from results/results.json"
 	case "costs-minwait":
 		from = "make bench-load PART=min-wait writes it from results/results.json"
 	case "hosts", "costs-model":

@@ -28,7 +28,7 @@ var reportParts = []render.Part{
 	{From: []string{"load"}, Title: "What the kernel is asked per request, below the ceiling and at it (make bench-load)", Render: render.CostsWhy},
 	{From: []string{"readiness"}, Title: "What the readiness model costs over io_uring (make bench-readiness)", Render: render.CostsReadiness},
 	{From: []string{"tls", "tls-keepalive", "tls-handshake"}, Title: "What TLS and HTTP/2 cost (make bench-tls)", Render: render.TLSCosts},
-	{From: []string{report.ProtocolsSection}, Title: "HTTP/1.1 over TLS, HTTP/2 and HTTP/3 on one server (make bench-h3)", Render: render.ProtocolsTable},
+	{From: []string{report.ProtocolsSection}, Title: "HTTP/1.1 over TLS, HTTP/2 and HTTP/3 on one server (make bench-tls PART=h3)", Render: render.ProtocolsTable},
 	{From: []string{"newconn"}, Title: "A new connection per request at a fixed rate (bin/report -newconn)", Render: render.NewConnTable},
 	{From: []string{report.MinWaitSection}, Title: "What waiting for a batch buys below the ceiling (make bench-load PART=min-wait)", Render: render.MinWaitPart},
 	{From: []string{"ceilings"}, Title: "Every host side by side", Render: render.HostsSection},

@@ -37,6 +37,10 @@ func Agree(dirs []string) (string, error) {
 		"A median can fall outside another invocation's interval by chance alone, each median being an estimate with its own error, " +
 		"so **agree** can say no when **overlap** says yes; disjoint intervals are a contradiction.\n")
 	for _, mode := range report.ModeNames() {
+		if n := measuredIn(reps, mode); n < len(reps) {
+			fmt.Fprintf(&b, "\n## %s\n\nMeasured by %d of the %d invocations: no agreement to show.\n", modeTitles[mode], n, len(reps))
+			continue
+		}
 		fmt.Fprintf(&b, "\n## %s\n\n| server |", modeTitles[mode])
 		for i := range reps {
 			fmt.Fprintf(&b, " %d |", i+1)
@@ -167,4 +171,18 @@ func unmeasured(reps []report.Report) []string {
 		}
 	}
 	return missing
+}
+
+// measuredIn counts the invocations that measured a ratio in mode.
+func measuredIn(reps []report.Report, mode string) int {
+	n := 0
+	for _, r := range reps {
+		for _, p := range r.Ceilings {
+			if p.Mode == mode && p.CPUVsNginx != nil && p.CPUVsNginx.N > 0 {
+				n++
+				break
+			}
+		}
+	}
+	return n
 }

@@ -28,7 +28,7 @@ var runs = map[string][2]string{
 	"newconn":       {"make bench-load PART=newconn", ""},
 	"minwait":       {"make bench-load PART=min-wait", ""},
 	"uring":         {"make bench-work PART=uring", ""},
-	"protocols":     {"make bench-h3", ""},
+	"protocols":     {"make bench-tls", "PART=h3"},
 }
 
 // CommandList is REPORT.md's list of the go test commands of each section

@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"hellobench/bench"
@@ -17,7 +18,7 @@ var protoTitles = []struct{ row, title string }{
 	{"h3-16", "HTTP/3, 16 streams"},
 }
 
-// ProtocolsTable is make bench-h3's table: at each fixed rate, the
+// ProtocolsTable is make bench-tls PART=h3's table: at each fixed rate, the
 // server's CPU per request over each protocol and, under it, its ratio to
 // HTTP/2 with as many streams; then the A/A line.
 func ProtocolsTable(rep report.Report) string {
@@ -93,6 +94,31 @@ func protoSource(rep report.Report) string {
 	if !ok {
 		return ""
 	}
-	return fmt.Sprintf("_`make bench-h3`, %s, %s on %s, nethttp over each protocol with h2load (nghttp2 with ngtcp2) as the client; each cell is %s._",
+	return fmt.Sprintf("_`make bench-tls PART=h3`, %s, %s on %s, nethttp over each protocol, loadgen as the client on its pacer (its own TLS for HTTP/1.1, x/net's http2 and quic-go's http3 for HTTP/2 and HTTP/3); each cell is %s._",
 		s.Date, plural(s.Rounds, "block"), rep.Machine.CPU, interval(s.Rounds))
+}
+
+// ProtocolsLine is the README's sentence on what HTTP/3 costs a Go server,
+// from make bench-tls PART=h3's highest rate at which HTTP/3 and HTTP/1.1 held
+// (the busiest, so the steadiest): HTTP/3 with one stream a connection
+// against HTTP/2 and against HTTP/1.1 over TLS.
+func ProtocolsLine(rep report.Report) string {
+	var rates []string
+	for _, p := range rep.Protocols {
+		if !contains(rates, p.Mode) {
+			rates = append(rates, p.Mode)
+		}
+	}
+	slices.Reverse(rates)
+	for _, rate := range rates {
+		h3, ok3 := findProto(rep, "h3-1", rate)
+		h1, ok1 := findProto(rep, "h1-tls", rate)
+		if !ok3 || !ok1 || h3.Label != "" || h1.Label != "" || h3.VsBase == nil || h3.VsBase.N == 0 || h1.VsBase == nil || h1.VsBase.N == 0 {
+			continue
+		}
+		vsH1 := bench.Ratio(report.BlockCPU(h3.Point), report.BlockCPU(h1.Point))
+		return fmt.Sprintf("HTTP/3 (quic-go) cost nethttp %s times its CPU per request over HTTP/2 and %s times its HTTP/1.1-over-TLS figure, at %s req/s, one request at a time on each of 50 connections ([bench/COSTS.md](bench/COSTS.md#12-http3-against-http2-and-http11-over-tls), `make bench-tls PART=h3`, %s).\n",
+			spread(*h3.VsBase, 2), spread(vsH1, 2), num(float64(report.ProtoRate(rate)), 0), rep.Sections[report.ProtocolsSection].Date)
+	}
+	return ""
 }
