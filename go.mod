@@ -16,7 +16,6 @@ require (
 	github.com/panjf2000/gnet/v2 v2.9.7
 	github.com/quic-go/quic-go v0.65.0
 	github.com/valyala/fasthttp v1.79.0
-	golang.org/x/net v0.62.0
 	golang.org/x/sys v0.50.0
 )
 
@@ -59,6 +58,7 @@ require (
 	go.uber.org/zap v1.27.0 // indirect
 	golang.org/x/arch v0.22.0 // indirect
 	golang.org/x/crypto v0.58.0 // indirect
+	golang.org/x/net v0.62.0 // indirect
 	golang.org/x/sync v0.24.0 // indirect
 	golang.org/x/text v0.43.0 // indirect
 	google.golang.org/protobuf v1.36.10 // indirect

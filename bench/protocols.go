@@ -11,7 +11,7 @@ import (
 // request due at its time (loadgen's pacer) whatever the protocol, so
 // that the server sees the same arrivals in every row. HTTP/1.1 goes
 // through loadgen's own TLS client; HTTP/2 and HTTP/3 through Go's
-// clients (golang.org/x/net/http2 and quic-go's http3), a goroutine per
+// clients (net/http's HTTP/2 and quic-go's http3), a goroutine per
 // stream, on loadgen's pacer (loadgen -h2, -h3).
 
 // A Protocol is one way of speaking HTTPS to the server: its loadgen

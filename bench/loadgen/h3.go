@@ -20,14 +20,13 @@ import (
 
 	"github.com/quic-go/quic-go"
 	"github.com/quic-go/quic-go/http3"
-	"golang.org/x/net/http2"
 )
 
 // EngineQUIC is Result.Engine for an HTTP/3 run: quic-go's client, not
-// one of loadgen's own engines; EngineH2 for an HTTP/2 run, x/net's.
+// one of loadgen's own engines; EngineH2 for an HTTP/2 run, net/http's.
 const (
 	EngineQUIC = "quic-go"
-	EngineH2   = "x/net/http2"
+	EngineH2   = "net/http"
 )
 
 // maxStreams bounds Config.Streams.
@@ -92,7 +91,6 @@ type h3Run struct {
 	ctx     context.Context // done when the run is
 	cancel  context.CancelFunc
 	tr      http3.Transport // makes each connection's ClientConn
-	tr2     http2.Transport // with Config.H2, likewise over HTTP/2
 	qconf   *quic.Config
 	req     *http.Request // the request, to be given a context
 	method0 string        // the method to send in 0-RTT (quic-go's name for it)
@@ -122,12 +120,13 @@ type h3Slot struct {
 
 // h3Conn is a connection and the HTTP client on it: a QUIC connection
 // and HTTP/3 (qc, cc), or with Config.H2 a TLS connection over TCP and
-// HTTP/2 (tc, h2), whose handshake is over when it is made.
+// net/http's HTTP/2 client on it (tc, h2), whose handshake is over when
+// it is made.
 type h3Conn struct {
 	qc      *quic.Conn
 	cc      *http3.ClientConn
 	tc      *tls.Conn
-	h2      *http2.ClientConn
+	h2      *http.ClientConn
 	early   bool         // opened for 0-RTT: requests before the handshake's end go early
 	served  atomic.Int64 // responses read on it
 	counted atomic.Bool  // its handshake is counted
@@ -186,7 +185,6 @@ func newH3(cfg *Config, t *target) (*h3Run, error) {
 	h.stopAt.Store(-1)
 	// The request as loadgen's own: no gzip asked for or decoded.
 	h.tr.DisableCompression = true
-	h.tr2.DisableCompression = true
 	switch cfg.Method {
 	case http.MethodGet:
 		h.method0 = http3.MethodGet0RTT
@@ -637,24 +635,34 @@ func (w *h3Worker) dial(q *h3Req, first, zeroRTT bool) (*h3Conn, error) {
 }
 
 // dialH2 opens a TLS connection over TCP that negotiated h2, and on it an
-// HTTP/2 client, within the connect wait.
+// HTTP/2 client (net/http's ClientConn), within the connect wait.
 func (w *h3Worker) dialH2() (*h3Conn, error) {
 	h := w.h
 	ctx, cancel := context.WithTimeout(h.ctx, h.qconf.HandshakeIdleTimeout)
 	defer cancel()
-	d := tls.Dialer{Config: w.slot.tls}
-	nc, err := d.DialContext(ctx, "tcp", h.t.addr)
-	if err != nil {
-		return nil, err
+	var tc *tls.Conn
+	protos := new(http.Protocols)
+	protos.SetHTTP2(true)
+	tr := &http.Transport{
+		Protocols:          protos,
+		DisableCompression: true,
+		// The TLS connection kept, for its handshake's state.
+		DialTLSContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			d := tls.Dialer{Config: w.slot.tls}
+			nc, err := d.DialContext(ctx, network, addr)
+			if err != nil {
+				return nil, err
+			}
+			tc = nc.(*tls.Conn)
+			if p := tc.ConnectionState().NegotiatedProtocol; p != "h2" {
+				tc.Close()
+				return nil, fmt.Errorf("the server negotiated %q, not h2: it speaks no HTTP/2 over TLS", p)
+			}
+			return tc, nil
+		},
 	}
-	tc := nc.(*tls.Conn)
-	if p := tc.ConnectionState().NegotiatedProtocol; p != "h2" {
-		tc.Close()
-		return nil, fmt.Errorf("the server negotiated %q, not h2: it speaks no HTTP/2 over TLS", p)
-	}
-	cc, err := h.tr2.NewClientConn(tc)
+	cc, err := tr.NewClientConn(ctx, "https", h.t.addr)
 	if err != nil {
-		tc.Close()
 		return nil, err
 	}
 	return &h3Conn{tc: tc, h2: cc}, nil
@@ -777,7 +785,7 @@ func (c *h3Conn) handshakeComplete() <-chan struct{} {
 // alive says whether c can still take requests.
 func (c *h3Conn) alive() bool {
 	if c.h2 != nil {
-		return c.h2.CanTakeNewRequest()
+		return c.h2.Err() == nil
 	}
 	return c.qc.Context().Err() == nil
 }

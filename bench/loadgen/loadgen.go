@@ -152,7 +152,7 @@
 //     Timeout fails a request whose response has not all come within it.
 //
 // With H2 instead, the same goroutines and pacer speak HTTP/2 over TLS on
-// TCP through golang.org/x/net/http2's client (ALPN h2, a TCP connection a
+// TCP through net/http's HTTP/2 client (ALPN h2, a TCP connection a
 // slot, Streams requests in flight on it; Result.Engine is EngineH2 and
 // its TLS line says "over TCP (h2)"), so that a bench sets HTTP/2 and
 // HTTP/3 side by side with the client driving both alike; EarlyData does
@@ -207,7 +207,7 @@ type Config struct {
 	// https:// URL.
 	H3 bool
 
-	// H2 speaks HTTP/2 over TLS on TCP through golang.org/x/net/http2's
+	// H2 speaks HTTP/2 over TLS on TCP through net/http's HTTP/2
 	// client, on the HTTP/3 engine's goroutines and pacer (h3.go): so that
 	// HTTP/2 and HTTP/3 are driven alike, a stream a goroutine, the same
 	// schedule. It needs an https:// URL; Streams and Resume apply to it

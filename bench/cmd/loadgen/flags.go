@@ -54,7 +54,7 @@ func newFlagSet(f *flags) *flag.FlagSet {
 	fs.StringVar(&f.warmup, "warmup", "", "run first and not recorded: a duration (2s) or a number of requests")
 	fs.IntVar(&f.repeat, "repeat", 1, "runs; prints the median run by requests per second and the spread")
 	fs.BoolVar(&f.resume, "resume", false, "with https://, resume each connection's last TLS session (a ticket) on its next: resumed handshakes; default full ones")
-	fs.BoolVar(&f.h2, "h2", false, "speak HTTP/2 over TLS (x/net/http2's client, on -h3's goroutines and pacer) to the https:// URL: each of -c connections is a TCP connection")
+	fs.BoolVar(&f.h2, "h2", false, "speak HTTP/2 over TLS (net/http's client, on -h3's goroutines and pacer) to the https:// URL: each of -c connections is a TCP connection")
 	fs.BoolVar(&f.h3, "h3", false, "speak HTTP/3 over QUIC (quic-go's client) to the https:// URL: each of -c connections is a QUIC connection")
 	fs.IntVar(&f.streams, "streams", 1, "with -h3, requests in flight per connection, each on its own stream (needs -k)")
 	fs.BoolVar(&f.zeroRTT, "0rtt", false, "with -h3 and -resume, send each new connection's request in 0-RTT, with the handshake, where the server accepts it")
@@ -252,7 +252,7 @@ func (f flags) check(now time.Time) (*options, error) {
 // notH2 says why a flag has no meaning with -h2.
 var notH2 = map[string]string{
 	"pipeline": "HTTP/2 puts -streams requests in flight on a connection",
-	"engine":   "HTTP/2 runs on x/net/http2's goroutines, not on an I/O engine of loadgen's",
+	"engine":   "HTTP/2 runs on net/http's goroutines, not on an I/O engine of loadgen's",
 	"spin":     "its goroutines sleep until a request is due",
 }
 

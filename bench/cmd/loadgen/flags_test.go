@@ -137,7 +137,7 @@ func TestCheckH3(t *testing.T) {
 		{[]string{"-h2", "-h3", u}, "-h2 and -h3: give one"},
 		{[]string{"-h2", "http://127.0.0.1/"}, `-h2 needs an https:// URL, not "http://127.0.0.1/": this client speaks HTTP/2 over TLS only`},
 		{[]string{"-h2", "-k", "-pipeline", "2", u}, "-pipeline has no meaning with -h2: HTTP/2 puts -streams requests in flight on a connection"},
-		{[]string{"-h2", "-engine", "epoll", u}, "-engine has no meaning with -h2: HTTP/2 runs on x/net/http2's goroutines, not on an I/O engine of loadgen's"},
+		{[]string{"-h2", "-engine", "epoll", u}, "-engine has no meaning with -h2: HTTP/2 runs on net/http's goroutines, not on an I/O engine of loadgen's"},
 		{[]string{"-h2", "-resume", "-0rtt", u}, "-0rtt needs -h3: HTTP/2 over TCP has no 0-RTT here"},
 		{[]string{"-h2", "-streams", "4", u}, "streams need keep-alive: without it a connection carries one request"},
 		{[]string{"-resume", "-0rtt", u}, "-0rtt needs -h3 and -resume"},

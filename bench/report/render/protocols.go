@@ -94,7 +94,7 @@ func protoSource(rep report.Report) string {
 	if !ok {
 		return ""
 	}
-	return fmt.Sprintf("_`make bench-tls PART=h3`, %s, %s on %s, nethttp over each protocol, loadgen as the client on its pacer (its own TLS for HTTP/1.1, x/net's http2 and quic-go's http3 for HTTP/2 and HTTP/3); each cell is %s._",
+	return fmt.Sprintf("_`make bench-tls PART=h3`, %s, %s on %s, nethttp over each protocol, loadgen as the client on its pacer (its own TLS for HTTP/1.1, Go's HTTP/2 and quic-go's http3 for HTTP/2 and HTTP/3); each cell is %s._",
 		s.Date, plural(s.Rounds, "block"), rep.Machine.CPU, interval(s.Rounds))
 }
 
