@@ -21,7 +21,7 @@ func TestVersusCheck(t *testing.T) {
 		"gnet/bare: gnet has no -bare (those that do: nethttp",
 		`unknown target "nope"`,
 		"pairs need an even number of targets, not 3",
-		"wrk runs keep-alive only, not pipeline",
+		"wrk runs keep-alive only (keepalive or json), not pipeline",
 		"0 rounds", "0 connections", "runs of -1s",
 	} {
 		if !strings.Contains(err.Error(), want) {

@@ -53,7 +53,49 @@ func ReadRepeat(rep Report, out string) (*Repeat, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A re-run of some modes alone (make bench PART=json) has no
+	// keep-alive ratios to compare.
+	others = slices.DeleteFunc(others, func(o Report) bool {
+		p, ok := Find(o.Ceilings, Twin, "keepalive")
+		return !ok || p.CPUVsNginx == nil
+	})
+	if len(others) == 0 {
+		return repeatOfHosts(rep), nil
+	}
 	return repeatOf(rep, others)
+}
+
+// repeatOfHosts is the Repeat over every run recorded under the hosts
+// (rep.Hosts), where no re-run beside rep has keep-alive ratios: how far
+// a ratio moved between invocations, on one host and across hosts; nil
+// for fewer than two runs.
+func repeatOfHosts(rep Report) *Repeat {
+	twin, ok := Find(rep.Ceilings, Twin, "keepalive")
+	if !ok || twin.CPUVsNginx == nil || math.IsInf(twin.CPUVsNginx.HalfWidth(), 0) {
+		return nil
+	}
+	r := &Repeat{AA: twin.CPUVsNginx.HalfWidth(), Hosts: len(rep.Hosts)}
+	meds := map[string][]float64{}
+	for _, h := range rep.Hosts {
+		for _, run := range h.Runs {
+			r.Dates = append(r.Dates, run.Date)
+			for s, f := range run.Ratios {
+				meds[s] = append(meds[s], f.Median)
+			}
+		}
+	}
+	if len(r.Dates) < 2 {
+		return nil
+	}
+	for _, s := range Order() {
+		if m := meds[s]; len(m) >= 2 {
+			f := figureOf(m)
+			if moved := (f.Max - f.Min) / 2 / f.Median; moved > r.Moved {
+				r.Moved, r.Server = moved, s
+			}
+		}
+	}
+	return r
 }
 
 // repeatOf is ReadRepeat over reports already read.

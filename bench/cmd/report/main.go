@@ -388,13 +388,14 @@ func main() {
 	if err := report.AddMinWait(&rep, minWaitFile); err != nil {
 		log.Fatal(err)
 	}
+	// The hosts first: without a re-run beside it, Repeat reads them.
+	if rep.Hosts, err = report.ReadHosts(*out); err != nil {
+		log.Fatal(err)
+	}
 	if rep.Repeat, err = report.ReadRepeat(rep, *out); err != nil {
 		log.Fatal(err)
 	}
 	if rep.Clients, err = report.ReadClients(filepath.Join(*out, "clients.json")); err != nil {
-		log.Fatal(err)
-	}
-	if rep.Hosts, err = report.ReadHosts(*out); err != nil {
 		log.Fatal(err)
 	}
 	if err := write(*out, rep); err != nil {
