@@ -143,28 +143,23 @@ func (f flags) check(now time.Time) (*options, error) {
 	if f.h2 && f.h3 {
 		bad("-h2 and -h3: give one")
 	}
-	if f.h2 {
-		if len(f.urls) == 1 && strings.HasPrefix(strings.ToLower(f.urls[0]), "http://") {
-			bad("-h2 needs an https:// URL, not %q: this client speaks HTTP/2 over TLS only", f.urls[0])
+	if f.h2 || f.h3 {
+		name, https, not := "h3", "QUIC is always TLS", notH3
+		if f.h2 {
+			name, https, not = "h2", "this client speaks HTTP/2 over TLS only", notH2
 		}
-		for _, name := range []string{"pipeline", "engine", "spin"} {
-			if f.set[name] {
-				bad("-%s has no meaning with -h2: %s", name, notH2[name])
+		if len(f.urls) == 1 && strings.HasPrefix(strings.ToLower(f.urls[0]), "http://") {
+			bad("-%s needs an https:// URL, not %q: %s", name, f.urls[0], https)
+		}
+		for _, flag := range []string{"pipeline", "engine", "spin"} {
+			if f.set[flag] {
+				bad("-%s has no meaning with -%s: %s", flag, name, not[flag])
 			}
 		}
-		if f.zeroRTT {
+		switch {
+		case f.h2 && f.zeroRTT:
 			bad("-0rtt needs -h3: HTTP/2 over TCP has no 0-RTT here")
-		}
-	} else if f.h3 {
-		if len(f.urls) == 1 && strings.HasPrefix(strings.ToLower(f.urls[0]), "http://") {
-			bad("-h3 needs an https:// URL, not %q: QUIC is always TLS", f.urls[0])
-		}
-		for _, name := range []string{"pipeline", "engine", "spin"} {
-			if f.set[name] {
-				bad("-%s has no meaning with -h3: %s", name, notH3[name])
-			}
-		}
-		if f.zeroRTT && !f.resume {
+		case f.zeroRTT && !f.resume:
 			bad("-0rtt needs -resume: only a resumed TLS session carries a request in 0-RTT")
 		}
 	} else {

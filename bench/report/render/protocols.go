@@ -25,12 +25,7 @@ func ProtocolsTable(rep report.Report) string {
 	if len(rep.Protocols) == 0 {
 		return ""
 	}
-	var rates []string
-	for _, p := range rep.Protocols {
-		if !contains(rates, p.Mode) {
-			rates = append(rates, p.Mode)
-		}
-	}
+	rates := protoRates(rep)
 	var b strings.Builder
 	b.WriteString("| rate, req/s |")
 	for _, t := range protoTitles {
@@ -55,13 +50,15 @@ func ProtocolsTable(rep report.Report) string {
 	return b.String() + "\n\n" + protoSource(rep) + "\n"
 }
 
-func contains(v []string, s string) bool {
-	for _, x := range v {
-		if x == s {
-			return true
+// protoRates are the rates of rep's rows, in their order (rising).
+func protoRates(rep report.Report) []string {
+	var rates []string
+	for _, p := range rep.Protocols {
+		if !slices.Contains(rates, p.Mode) {
+			rates = append(rates, p.Mode)
 		}
 	}
-	return false
+	return rates
 }
 
 func findProto(rep report.Report, row, rate string) (report.ProtoPoint, bool) {
@@ -103,12 +100,7 @@ func protoSource(rep report.Report) string {
 // (the busiest, so the steadiest): HTTP/3 with one stream a connection
 // against HTTP/2 and against HTTP/1.1 over TLS.
 func ProtocolsLine(rep report.Report) string {
-	var rates []string
-	for _, p := range rep.Protocols {
-		if !contains(rates, p.Mode) {
-			rates = append(rates, p.Mode)
-		}
-	}
+	rates := protoRates(rep)
 	slices.Reverse(rates)
 	for _, rate := range rates {
 		h3, ok3 := findProto(rep, "h3-1", rate)
