@@ -83,8 +83,9 @@ type Stats struct {
 	Start time.Time
 	Tail  Tail
 	// Handshakes and Resumed count the TLS handshakes of an https:// run
-	// and those that resumed a session: loadgen only.
-	Handshakes, Resumed int64
+	// and those that resumed a session, EarlyData the requests the server
+	// took in 0-RTT: loadgen only.
+	Handshakes, Resumed, EarlyData int64
 }
 
 // Tail is a run's latency beyond p50 and p99, and at a Rate how late the

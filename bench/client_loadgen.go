@@ -105,6 +105,7 @@ func parseLoadgen(out []byte) (Stats, error) {
 		P99:        us(r.LatencyUS.P99),
 		Handshakes: r.Handshakes,
 		Resumed:    r.Resumed,
+		EarlyData:  r.EarlyData,
 		// Only a run at a rate has a verdict.
 		ClientLimited: r.ClientLimited != nil && *r.ClientLimited,
 	}, nil

@@ -47,7 +47,7 @@ func BenchmarkWhy(b *testing.B) {
 				label string
 				rate  float64
 			}{{"of=25%", ceil / 4}, {"saturated", 0}} {
-				b.Run(p.label, func(b *testing.B) { counted(b, perf, client, s, p.rate) })
+				b.Run(p.label, func(b *testing.B) { counted(b, perf, client, s, whyLoad(s, p.rate)) })
 			}
 		})
 	})
@@ -77,7 +77,8 @@ func BenchmarkReadiness(b *testing.B) {
 	}
 	for _, name := range names {
 		b.Run(name+"/saturated", func(b *testing.B) {
-			counted(b, perf, client, start(b, cfg, name), 0)
+			s := start(b, cfg, name)
+			counted(b, perf, client, s, whyLoad(s, 0))
 		})
 	}
 }
@@ -103,9 +104,9 @@ func mountTracefs() error {
 	return syscall.Mount("nodev", tracefs, "tracefs", 0, "")
 }
 
-// counted runs one load (open loop at rate, or closed loop for 0) while
-// perf counts the server's system calls and records its epoll_wait exits.
-func counted(b *testing.B, perf string, client Client, s *Server, rate float64) {
+// counted runs load l while perf counts the server's system calls and
+// records its epoll_wait exits.
+func counted(b *testing.B, perf string, client Client, s *Server, l Load) {
 	var pids []string
 	for _, p := range proc.Group(s.PID()) {
 		pids = append(pids, strconv.Itoa(p.PID))
@@ -133,7 +134,7 @@ func counted(b *testing.B, perf string, client Client, s *Server, rate float64) 
 	if err != nil {
 		b.Fatal(err)
 	}
-	st, err := client.Run(Load{URL: s.URL(), Mode: KeepAlive, Connections: *flagConns, Duration: *flagWhyFor, Rate: rate, Spin: rate > 0})
+	st, err := client.Run(l)
 	if err != nil {
 		fellOver(b, err)
 		return
@@ -199,13 +200,20 @@ func counted(b *testing.B, perf string, client Client, s *Server, rate float64) 
 	b.ReportMetric((sys1-sys0).Seconds()*1e6/n, "sys-us/req")
 }
 
+// whyLoad is BenchmarkWhy's load on s: keep-alive on -conns connections
+// for -why-for, open loop at rate (the client polling between sends), or
+// closed where rate is 0.
+func whyLoad(s *Server, rate float64) Load {
+	return Load{URL: s.URL(), Mode: KeepAlive, Connections: *flagConns, Duration: *flagWhyFor, Rate: rate, Spin: rate > 0}
+}
+
 // callKinds are the kinds of system call BenchmarkWhy counts apart, each
 // a metric per request.
 var callKinds = []struct {
 	unit  string
 	calls []string
 }{
-	{"reads/req", []string{"read", "readv", "recvfrom", "recvmsg"}},
+	{"reads/req", []string{"read", "readv", "recvfrom", "recvmsg", "recvmmsg"}},
 	{"writes/req", []string{"write", "writev", "sendto", "sendmsg", "sendmmsg"}},
 	{"futex/req", []string{"futex"}},
 	{"epoll-ctl/req", []string{"epoll_ctl"}},

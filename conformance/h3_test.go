@@ -12,7 +12,6 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -28,38 +27,14 @@ import (
 	"hellobench/page"
 )
 
-// quicBuffer is what quic-go's documentation asks net.core.rmem_max and
-// wmem_max to be at least (about 7.5 MB), for the 7 MiB UDP buffers it
-// asks for on each socket it opens.
-const quicBuffer = 7500000
-
-// raiseUDPBuffers raises net.core.rmem_max and wmem_max to quicBuffer
-// where they are lower, never lowering them, when the tests run as root.
-// quic-go, in the servers and in the client here, logs a warning once per
-// process when the kernel gives a socket smaller buffers than it asks
-// for, and the suite holds a server to logging nothing but its start
-// line; where the sysctls cannot be raised, TestH3's log check names that
-// warning.
+// raiseUDPBuffers raises the kernel's UDP buffer limits to what quic-go
+// asks for (proc.RaiseUDPBuffers): below them quic-go logs a warning, and
+// a server must log nothing but its start line. Where they cannot be
+// raised, the test says so.
 func raiseUDPBuffers(t *testing.T) {
 	t.Helper()
-	for _, name := range []string{"rmem_max", "wmem_max"} {
-		path := "/proc/sys/net/core/" + name
-		b, err := os.ReadFile(path)
-		if err != nil {
-			t.Logf("net.core.%s: %v", name, err)
-			continue
-		}
-		n, err := strconv.Atoi(strings.TrimSpace(string(b)))
-		if err != nil || n >= quicBuffer {
-			continue
-		}
-		if os.Geteuid() != 0 {
-			t.Logf("net.core.%s is %d, below the %d quic-go asks for, and only root may raise it", name, n, quicBuffer)
-			continue
-		}
-		if err := os.WriteFile(path, []byte(strconv.Itoa(quicBuffer)), 0o644); err != nil {
-			t.Logf("net.core.%s: raising it to %d: %v", name, quicBuffer, err)
-		}
+	if err := proc.RaiseUDPBuffers(); err != nil {
+		t.Logf("UDP buffers: %v: quic-go may log a warning", err)
 	}
 }
 

@@ -26,7 +26,8 @@ package robust
 //     reset is sent); a long header with a connection ID over 20 bytes or
 //     an unparsable header is dropped; one of an unknown version, 1200
 //     bytes or more, gets a Version Negotiation packet while that queue of
-//     4 has room. 0-RTT packets are dropped: quic.Listen, not ListenEarly.
+//     4 has room. 0-RTT packets that come before their Initial wait
+//     100 ms at most, for 32 connections and 31 packets each.
 //   - An Initial replayed with the same destination connection ID goes to
 //     the connection the first one made and is dropped there as a
 //     duplicate: a flood of one captured Initial makes one connection.
@@ -45,9 +46,6 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
-	"os"
-	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -433,36 +431,13 @@ func captureInitials(t *testing.T, cfg *tls.Config, n int) [][][]byte {
 	return flights
 }
 
-// quicBuffer is what quic-go's documentation asks net.core.rmem_max and
-// wmem_max to be at least (about 7.5 MB), for the 7 MiB UDP buffers it
-// asks for on each socket it opens.
-const quicBuffer = 7500000
-
-// raiseUDPBuffers raises net.core.rmem_max and wmem_max to quicBuffer
-// where they are lower, never lowering them, when the tests run as root:
-// quic-go, in the server, logs a warning when the kernel gives its socket
-// smaller buffers than it asks for, and the server must log nothing but
-// its start line. Where they cannot be raised, the log check names that
-// warning.
+// raiseUDPBuffers raises the kernel's UDP buffer limits to what quic-go
+// asks for (proc.RaiseUDPBuffers): below them quic-go logs a warning, and
+// a server must log nothing but its start line. Where they cannot be
+// raised, the test says so.
 func raiseUDPBuffers(t *testing.T) {
 	t.Helper()
-	for _, name := range []string{"rmem_max", "wmem_max"} {
-		path := "/proc/sys/net/core/" + name
-		b, err := os.ReadFile(path)
-		if err != nil {
-			t.Logf("net.core.%s: %v", name, err)
-			continue
-		}
-		v, err := strconv.Atoi(strings.TrimSpace(string(b)))
-		if err != nil || v >= quicBuffer {
-			continue
-		}
-		if os.Geteuid() != 0 {
-			t.Logf("net.core.%s is %d, below the %d quic-go asks for, and only root may raise it", name, v, quicBuffer)
-			continue
-		}
-		if err := os.WriteFile(path, []byte(strconv.Itoa(quicBuffer)), 0o644); err != nil {
-			t.Logf("net.core.%s: raising it to %d: %v", name, quicBuffer, err)
-		}
+	if err := proc.RaiseUDPBuffers(); err != nil {
+		t.Logf("UDP buffers: %v: quic-go may log a warning", err)
 	}
 }

@@ -377,9 +377,7 @@ func (h *h3Run) merge() *Result {
 	if proto := h.proto.Load(); proto != nil {
 		r.TLS = *proto
 	}
-	if h.cfg.EarlyData {
-		r.TLS += fmt.Sprintf("; 0-RTT requests: %d", h.early.Load())
-	}
+	r.EarlyData = h.early.Load()
 	return r
 }
 

@@ -37,6 +37,7 @@ type JSONResult struct {
 	TLS                 string           `json:"tls,omitempty"`            // Result.TLS
 	Handshakes          int64            `json:"tls_handshakes,omitempty"` // Result.Handshakes
 	Resumed             int64            `json:"tls_resumed,omitempty"`    // Result.Resumed
+	EarlyData           int64            `json:"early_data,omitempty"`     // Result.EarlyData
 	TotalBytes          int64            `json:"total_bytes"`
 	HTMLBytes           int64            `json:"html_bytes"`
 	RequestsPerSec      float64          `json:"requests_per_sec"`
@@ -154,6 +155,7 @@ func jsonOne(r *Result) *JSONResult {
 		TLS:                 r.TLS,
 		Handshakes:          r.Handshakes,
 		Resumed:             r.Resumed,
+		EarlyData:           r.EarlyData,
 		TotalBytes:          r.TotalBytes,
 		HTMLBytes:           r.HTMLBytes,
 		RequestsPerSec:      r.RequestsPerSec(),

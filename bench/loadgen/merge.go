@@ -110,6 +110,12 @@ func Merge(runs []*Result) (*Result, error) {
 		m.Non2xx += r.Non2xx
 		m.KeepAliveRequests += r.KeepAliveRequests
 		m.Connections += r.Connections
+		m.Handshakes += r.Handshakes
+		m.Resumed += r.Resumed
+		m.EarlyData += r.EarlyData
+		if m.TLS == "" {
+			m.TLS = r.TLS
+		}
 		m.TotalBytes += r.TotalBytes
 		m.HTMLBytes += r.HTMLBytes
 		for code, n := range r.Status {

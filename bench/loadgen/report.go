@@ -82,6 +82,9 @@ func writeReport(w io.Writer, r *Result, ms bool) error {
 	}
 	if r.TLS != "" {
 		p("TLS handshakes:         %d (%d resumed)\n", r.Handshakes, r.Resumed)
+		if r.EarlyData > 0 {
+			p("Requests in 0-RTT:      %d\n", r.EarlyData)
+		}
 	}
 	p("Total transferred:      %d bytes\n", r.TotalBytes)
 	p("HTML transferred:       %d bytes\n", r.HTMLBytes)

@@ -43,6 +43,7 @@ type Result struct {
 	TLS               string // what an https:// run spoke (TLSProtocol); "" for http://
 	Handshakes        int64  // TLS handshakes completed
 	Resumed           int64  // of which resumed a session (Config.Resume)
+	EarlyData         int64  // requests the server took in 0-RTT (Config.EarlyData)
 	TotalBytes        int64  // response bytes, headers included
 	HTMLBytes         int64  // response body bytes
 

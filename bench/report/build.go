@@ -156,6 +156,10 @@ func Build(all map[string]Samples, why map[string]string, sections map[string]Se
 			if w, ok := whyPoint(strings.TrimPrefix(key, "hellobench/bench/BenchmarkWhy/"), s); ok {
 				rep.Why = append(rep.Why, w)
 			}
+		case strings.HasPrefix(key, "hellobench/bench/BenchmarkProtoCalls/"):
+			if w, ok := whyPoint(strings.TrimPrefix(key, "hellobench/bench/BenchmarkProtoCalls/"), s); ok {
+				rep.ProtoCalls = append(rep.ProtoCalls, w)
+			}
 		case strings.HasPrefix(key, "hellobench/bench/BenchmarkReadiness/"):
 			if w, ok := whyPoint(strings.TrimPrefix(key, "hellobench/bench/BenchmarkReadiness/"), s); ok {
 				rep.Readiness = append(rep.Readiness, w)
@@ -175,6 +179,7 @@ func Build(all map[string]Samples, why map[string]string, sections map[string]Se
 		return cmp.Or(CompareServers(a.Server, b.Server), strings.Compare(a.Load, b.Load)) // "of=25%" before "saturated"
 	})
 	slices.SortFunc(rep.Readiness, func(a, b Why) int { return CompareServers(a.Server, b.Server) })
+	slices.SortFunc(rep.ProtoCalls, func(a, b Why) int { return protoRank(a.Server) - protoRank(b.Server) })
 	slices.SortFunc(rep.Capacity, func(a, b Capacity) int { return CompareServers(a.Server, b.Server) })
 
 	compare(rep.Ceilings)

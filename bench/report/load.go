@@ -72,10 +72,12 @@ type Why struct {
 	Other    Figure `json:"other_calls_per_req,omitzero"`
 }
 
-// whyPoint reads a BenchmarkWhy name, "server/of=25%" or "server/saturated".
+// whyPoint reads a BenchmarkWhy name, "server/of=25%" or
+// "server/saturated", or a BenchmarkProtoCalls one, "row/rate=5000".
 func whyPoint(name string, s Samples) (Why, bool) {
 	server, load, ok := cutLast(name, "/")
-	if !ok || load != "saturated" && !strings.HasPrefix(load, "of=") || len(s["syscalls/req"]) == 0 {
+	known := load == "saturated" || strings.HasPrefix(load, "of=") || strings.HasPrefix(load, "rate=")
+	if !ok || !known || len(s["syscalls/req"]) == 0 {
 		return Why{}, false
 	}
 	return Why{Server: server, Load: load, ReqPerSec: s.figure("req/s"), Busy: s.figure("cpu-%"),

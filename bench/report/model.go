@@ -37,6 +37,10 @@ type Machine struct {
 	Stepping    string   `json:"stepping,omitempty"`
 	Microcode   string   `json:"microcode,omitempty"`
 	Mitigations []string `json:"mitigations,omitempty"`
+	// UDP is what a QUIC server's sockets get: net.core.rmem_max and
+	// wmem_max and whether the kernel offers GSO (proc.GSO). Recorded from
+	// 2026-12-06 on.
+	UDP string `json:"udp,omitempty"`
 	// Versions is each Go stack's modules as the build resolves them
 	// (StackVersions), "path version" each, by stack name.
 	Versions map[string][]string `json:"versions,omitempty"`
@@ -254,6 +258,10 @@ type Report struct {
 	// Protocols are make bench-tls PART=h3's rows: one server over HTTP/1.1 with
 	// TLS, HTTP/2 and HTTP/3 at fixed rates.
 	Protocols []ProtoPoint `json:"protocols,omitempty"`
+	// ProtoCalls are the server's system calls per request in each of
+	// make bench-tls PART=h3's keep-alive rows, at one rate (Why.Server is
+	// the row, Why.Load the rate, "rate=5000").
+	ProtoCalls []Why `json:"protocol_calls,omitempty"`
 	// MinWait is bin/report -min-wait's run: uring below its ceiling with
 	// each of io_uring's minimum waits (AddMinWait).
 	MinWait *MinWait `json:"min_wait,omitempty"`

@@ -25,17 +25,36 @@ type ProtoPoint struct {
 	VsBase *Figure `json:"cpu_vs_base,omitempty"`
 }
 
-// ProtoBase is the HTTP/2 row a protocol's row is set against: HTTP/2
-// with as many streams a connection (HTTP/1.1, one request at a time,
-// against HTTP/2's single stream); "" for the base rows themselves.
+// ProtoBase is the row a protocol's row is set against; "" for the base
+// rows themselves. A keep-alive row's is HTTP/2 with as many streams a
+// connection (HTTP/1.1, one request at a time, against HTTP/2's single
+// stream). A handshake row's is its kind over HTTP/1.1 and TLS (HTTP/3's
+// full and resumed handshakes), the full handshake (a resumed one over
+// HTTP/1.1), or HTTP/3's resumed handshake (0-RTT); an A/A twin's, its row.
 func ProtoBase(row string) string {
+	if r, ok := strings.CutSuffix(row, bench.TwinSuffix); ok {
+		return r
+	}
 	switch row {
-	case "h2-1", "h2-16":
+	case "h2-1", "h2-16", "h1-tls-full":
 		return ""
 	case "h3-16":
 		return "h2-16"
+	case "h1-tls-resumed", "h3-full":
+		return "h1-tls-full"
+	case "h3-resumed":
+		return "h1-tls-resumed"
+	case "h3-0rtt":
+		return "h3-resumed"
 	}
-	return "h2-1" // h1-tls, h3-1 and h2-1's A/A twin
+	return "h2-1" // h1-tls, h3-1
+}
+
+// HandshakeRow says whether row is one of bench.Handshakes' (or its twin):
+// a new connection per request.
+func HandshakeRow(row string) bool {
+	p, ok := bench.ProtocolByName(row)
+	return ok && p.New
 }
 
 // buildProtocols builds make bench-tls PART=h3's rows as the blocks at a fixed
@@ -63,7 +82,8 @@ func buildProtocols(all map[string]Samples, sections map[string]Section) []Proto
 }
 
 // protoRows are the rows in the report's order.
-var protoRows = []string{"h1-tls", "h2-1", "h2-1" + bench.TwinSuffix, "h2-16", "h3-1", "h3-16"}
+var protoRows = []string{"h1-tls", "h2-1", "h2-1" + bench.TwinSuffix, "h2-16", "h3-1", "h3-16",
+	"h1-tls-full", "h1-tls-resumed", "h3-full", "h3-full" + bench.TwinSuffix, "h3-resumed", "h3-0rtt"}
 
 func protoRank(row string) int {
 	if i := slices.Index(protoRows, row); i >= 0 {

@@ -494,9 +494,14 @@ func protocolsCommands(quick bool, blocks int) [][]string {
 	for k := range blocks {
 		args := []string{"-bench", "^BenchmarkProtocols$", "-benchtime", "1x", "-timeout", "0", "./bench", "-args", "-block", fmt.Sprint(k)}
 		if quick {
-			args = append(args, "-proto-rates", "2000", "-proto-for", "300ms", "-proto-warmup", "100ms")
+			args = append(args, "-proto-rates", "2000", "-proto-new-rate", "300", "-proto-for", "300ms", "-proto-warmup", "100ms")
 		}
 		cmds = append(cmds, goTest(args...))
 	}
-	return cmds
+	// What the server asks of the kernel in each protocol, once.
+	args := []string{"-bench", "^BenchmarkProtoCalls$", "-benchtime", "1x", "-timeout", "0", "./bench"}
+	if quick {
+		args = append(args, "-args", "-proto-calls-rate", "2000", "-proto-for", "300ms")
+	}
+	return append(cmds, goTest(args...))
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"log"
 	"os"
 	"os/exec"
@@ -36,6 +37,13 @@ func machine() report.Machine {
 		m.SyscallNS = float64(d.Nanoseconds())
 	}
 	m.Mitigations = proc.Mitigations()
+	if rmem, wmem, err := proc.UDPBuffers(); err == nil {
+		gso := "no GSO"
+		if ok, err := proc.GSO(); err == nil && ok {
+			gso = "GSO offered"
+		}
+		m.UDP = fmt.Sprintf("rmem_max %d, wmem_max %d, %s", rmem, wmem, gso)
+	}
 	// The stacks' versions as this build resolves them; a run goes on
 	// without them, and the report says they were not recorded.
 	if root, err := bench.FindRoot(); err != nil {

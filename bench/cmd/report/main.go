@@ -335,6 +335,10 @@ func main() {
 	}
 
 	if *h3Run {
+		// quic-go asks for 7 MiB UDP buffers; the run records those it had.
+		if err := proc.RaiseUDPBuffers(); err != nil {
+			log.Printf("HTTP/3: %v", err)
+		}
 		blocks := blockCount(*quick, *h3Blocks)
 		if err := runAll(root, protocolsFile, *quick, forced, blocks, protocolsCommands(*quick, blocks)); err != nil {
 			fatal(err)

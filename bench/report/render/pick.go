@@ -304,10 +304,14 @@ func runHost(rep report.Report, s report.Section) string {
 			return fmt.Sprintf(", host %c", 'A'+i)
 		}
 	}
-	if s.Machine.CPU == "" {
+	m := s.Machine
+	switch {
+	case m.CPU == "":
 		return ""
+	case m.Family != "":
+		return fmt.Sprintf(", on %s family %s model %s", m.CPU, m.Family, m.Model)
 	}
-	return ", on " + s.Machine.CPU
+	return ", on " + m.CPU
 }
 
 // PickShort is the README's section: the table and three lines.

@@ -47,14 +47,94 @@ func ProtocolsTable(rep report.Report) string {
 	if len(aa) > 0 {
 		b.WriteString(" A/A, HTTP/2 on 50 connections against itself: " + strings.Join(aa, ", ") + ".")
 	}
-	return b.String() + "\n\n" + protoSource(rep) + "\n"
+	b.WriteString("\n\n" + handshakeTable(rep) + protoCallsTable(rep))
+	return b.String() + protoSource(rep) + "\n"
 }
 
-// protoRates are the rates of rep's rows, in their order (rising).
+// protoCallsTable is what the server asks of the kernel per request in
+// each keep-alive row (BenchmarkProtoCalls, at one rate), beside the
+// user and kernel parts of its CPU at that rate from the blocks; "" when
+// not counted.
+func protoCallsTable(rep report.Report) string {
+	if len(rep.ProtoCalls) == 0 {
+		return ""
+	}
+	rate := rep.ProtoCalls[0].Load
+	var b strings.Builder
+	fmt.Fprintf(&b, "| at %s req/s, per request | system calls | reads | writes | futex | epoll_wait | user µs | kernel µs |\n|---|--:|--:|--:|--:|--:|--:|--:|\n",
+		num(float64(report.ProtoRate(rate)), 0))
+	for _, t := range protoTitles {
+		w, ok := report.FindWhy(rep.ProtoCalls, t.row, rate)
+		if !ok {
+			continue
+		}
+		user, kernel := "–", "–"
+		if p, ok := findProto(rep, t.row, rate); ok && p.Label == "" && p.User.N > 0 {
+			user, kernel = spread(p.User, 1), spread(p.Sys, 1)
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", t.title, median(w.Syscalls, 1), median(w.Reads, 1),
+			median(w.Writes, 1), median(w.Futex, 1), median(w.EpollWaits, 1), user, kernel)
+	}
+	b.WriteString("\nThe system calls are counted once, in a run of their own (perf, on the kernel's tracepoints, which slows the server); reads and writes are of every form (UDP's recvmsg and sendmsg among them). User and kernel µs split the CPU of the blocks above at the same rate (cgroup v1's usage_user and usage_sys).\n\n")
+	return b.String()
+}
+
+// handshakeRows head the handshake table's rows, and name each row's base.
+var handshakeRows = []struct{ row, title, base string }{
+	{"h1-tls-full", "HTTP/1.1 over TLS, full handshake", ""},
+	{"h1-tls-resumed", "HTTP/1.1 over TLS, resumed", "its full handshake"},
+	{"h3-full", "HTTP/3, full handshake", "HTTP/1.1's full handshake"},
+	{"h3-resumed", "HTTP/3, resumed", "HTTP/1.1's resumed one"},
+	{"h3-0rtt", "HTTP/3, resumed, the request in 0-RTT", "HTTP/3 resumed"},
+}
+
+// handshakeTable is make bench-tls PART=h3's handshake rows: the server's
+// CPU per connection (a new one for each request) and its ratio to its
+// base, then the A/A line; "" without them.
+func handshakeTable(rep report.Report) string {
+	var b strings.Builder
+	var rate string
+	for _, h := range handshakeRows {
+		var p report.ProtoPoint
+		for _, q := range rep.Protocols {
+			if q.Server == h.row {
+				p, rate = q, q.Mode
+			}
+		}
+		if p.Server == "" {
+			continue
+		}
+		if b.Len() == 0 {
+			b.WriteString("| a new connection for each request | CPU µs per connection | set against | ratio |\n|---|--:|---|--:|\n")
+		}
+		cpu, vs, base := "rate not held", "–", h.base
+		if p.Label == "" {
+			cpu = spread(p.CPU, 1)
+			if p.VsBase != nil && p.VsBase.N > 0 {
+				vs = versus(p.VsBase)
+			}
+		}
+		if base == "" {
+			base = "–"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", h.title, cpu, base, vs)
+	}
+	if b.Len() == 0 {
+		return ""
+	}
+	fmt.Fprintf(&b, "\nAt %s new connections a second, open loop, each with one request and closed by the client; a connection's CPU is its handshake, its request and its close. The server issues session tickets in every row; a full handshake is the client not offering one.", num(float64(report.ProtoRate(rate)), 0))
+	if p, ok := findProto(rep, "h3-full"+bench.TwinSuffix, rate); ok && p.VsBase != nil && p.VsBase.N > 0 {
+		b.WriteString(" A/A, HTTP/3's full handshake against itself: " + versus(p.VsBase) + ".")
+	}
+	return b.String() + "\n\n"
+}
+
+// protoRates are the rates of rep's keep-alive rows, in their order
+// (rising).
 func protoRates(rep report.Report) []string {
 	var rates []string
 	for _, p := range rep.Protocols {
-		if !slices.Contains(rates, p.Mode) {
+		if !report.HandshakeRow(p.Server) && !slices.Contains(rates, p.Mode) {
 			rates = append(rates, p.Mode)
 		}
 	}
@@ -91,8 +171,12 @@ func protoSource(rep report.Report) string {
 	if !ok {
 		return ""
 	}
-	return fmt.Sprintf("_`make bench-tls PART=h3`, %s, %s on %s, nethttp over each protocol, loadgen as the client on its pacer (its own TLS for HTTP/1.1, Go's HTTP/2 and quic-go's http3 for HTTP/2 and HTTP/3); each cell is %s._",
-		s.Date, plural(s.Rounds, "block"), rep.Machine.CPU, interval(s.Rounds))
+	udp := ""
+	if s.Machine.UDP != "" {
+		udp = " UDP: " + s.Machine.UDP + "."
+	}
+	return fmt.Sprintf("_`make bench-tls PART=h3`, %s, %s on %s, nethttp over each protocol, loadgen as the client on its pacer (its own TLS for HTTP/1.1, Go's HTTP/2 and quic-go's http3 for HTTP/2 and HTTP/3); each cell is %s.%s_",
+		s.Date, plural(s.Rounds, "block"), rep.Machine.CPU, interval(s.Rounds), udp)
 }
 
 // ProtocolsLine is the README's sentence on what HTTP/3 costs a Go server,

@@ -47,4 +47,48 @@ func TestProtocolsTable(t *testing.T) {
 	if ProtocolsTable(report.Report{}) != "" || ProtocolsLine(report.Report{}) != "" {
 		t.Error("no run renders something")
 	}
+	if strings.Contains(got, "a new connection") {
+		t.Errorf("a handshake table without handshake rows:\n%s", got)
+	}
+
+	// The handshake rows: their own table, in handshakeRows' order, each
+	// against its base; none in the rates' table.
+	rep.Protocols = append(rep.Protocols,
+		pt("h3-0rtt", "rate=1000", []float64{300, 310, 320}, r(0.95, 1, 1.05), ""),
+		pt("h1-tls-full", "rate=1000", []float64{200, 210, 220}, nil, ""),
+		pt("h3-full", "rate=1000", []float64{400, 420, 440}, r(2, 2, 2), ""),
+		pt("h3-full/aa", "rate=1000", []float64{400, 420, 440}, r(0.99, 1, 1.01), ""),
+		pt("h1-tls-resumed", "rate=1000", []float64{150}, nil, report.NeverHeld),
+	)
+	got = ProtocolsTable(rep)
+	want := "| a new connection for each request | CPU µs per connection | set against | ratio |\n|---|--:|---|--:|\n" +
+		"| HTTP/1.1 over TLS, full handshake | 210.0 (200.0–220.0) | – | – |\n" +
+		"| HTTP/1.1 over TLS, resumed | rate not held | its full handshake | – |\n" +
+		"| HTTP/3, full handshake | 420.0 (400.0–440.0) | HTTP/1.1's full handshake | 2.00 (2.00–2.00) [range of 3] |\n" +
+		"| HTTP/3, resumed, the request in 0-RTT | 310.0 (300.0–320.0) | HTTP/3 resumed | 1.00 (0.95–1.05) [range of 3], tie |\n"
+	if !strings.Contains(got, want) || !strings.Contains(got, "At 1000 new connections a second") ||
+		!strings.Contains(got, "A/A, HTTP/3's full handshake against itself: 1.00 (0.99–1.01) [range of 3], tie.") {
+		t.Errorf("the handshake table is not\n%s\nin:\n%s", want, got)
+	}
+	if strings.Contains(got, "| 1000 |") {
+		t.Errorf("a handshake rate among the keep-alive rates:\n%s", got)
+	}
+	if strings.Contains(got, "system calls") {
+		t.Errorf("a calls table without counts:\n%s", got)
+	}
+
+	// The system calls, in the rows' order, with the user and kernel
+	// split of the blocks at the same rate where there is one.
+	rep.Protocols[3].User, rep.Protocols[3].Sys = f(50, 52, 54), f(20, 20, 21)
+	rep.ProtoCalls = []report.Why{
+		{Server: "h3-1", Load: "rate=5000", Syscalls: f(9.5), Reads: f(3), Writes: f(2.5), Futex: f(3.25), EpollWaits: f(0.5)},
+		{Server: "h1-tls", Load: "rate=5000", Syscalls: f(2.5), Reads: f(1), Writes: f(1), Futex: f(0.25), EpollWaits: f(0.25)},
+	}
+	got = ProtocolsTable(rep)
+	want = "| at 5000 req/s, per request | system calls | reads | writes | futex | epoll_wait | user µs | kernel µs |\n|---|--:|--:|--:|--:|--:|--:|--:|\n" +
+		"| HTTP/1.1 over TLS | 2.5 | 1.0 | 1.0 | 0.2 | 0.2 | – | – |\n" +
+		"| HTTP/3, 1 stream | 9.5 | 3.0 | 2.5 | 3.2 | 0.5 | 52.0 (50.0–54.0) | 20.0 (20.0–21.0) |\n"
+	if !strings.Contains(got, want) {
+		t.Errorf("the calls table is not\n%s\nin:\n%s", want, got)
+	}
 }

@@ -47,7 +47,7 @@ func Check(on bool, cfg *tls.Config) error {
 type Server struct {
 	srv    *http3.Server
 	conn   *net.UDPConn
-	ln     *quic.Listener
+	ln     *quic.EarlyListener
 	altSvc string
 }
 
@@ -73,9 +73,11 @@ func Listen(addr net.Addr, srv *http.Server, cfg *tls.Config) (*Server, error) {
 		return nil, fmt.Errorf("HTTP/3: %v", err)
 	}
 	// ConfigureTLSConfig offers h3 by ALPN; quic-go raises the minimum
-	// to TLS 1.3. No 0-RTT: a quic.Listener hands out a connection once
-	// its handshake is done.
-	ln, err := quic.Listen(conn, http3.ConfigureTLSConfig(cfg), &quic.Config{
+	// to TLS 1.3. 0-RTT is on, as in http3.Server's own listeners: a
+	// resumed client's first request costs no round trip; Early keeps
+	// the replayable part to the safe methods.
+	ln, err := quic.ListenEarly(conn, http3.ConfigureTLSConfig(cfg), &quic.Config{
+		Allow0RTT: true,
 		// QUIC closes a connection with no packets for 30 s by
 		// default, before the server's own idle timeout of 60 s:
 		// the two agree here.
@@ -91,7 +93,7 @@ func Listen(addr net.Addr, srv *http.Server, cfg *tls.Config) (*Server, error) {
 	}
 	return &Server{
 		srv: &http3.Server{
-			Handler: srv.Handler,
+			Handler: Early(srv.Handler),
 			// HTTP/3 counts a header section as HTTP/2 does, each
 			// field's name and value and 32 bytes; net/http pads
 			// HTTP/2's limit from MaxHeaderBytes by ten such fields,
@@ -116,6 +118,25 @@ func (s *Server) Addr() net.Addr { return s.conn.LocalAddr() }
 func (s *Server) AltSvc(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Alt-Svc", s.altSvc)
+		h.ServeHTTP(w, r)
+	})
+}
+
+// Early returns h answering 425 Too Early (RFC 8470) to a request other
+// than GET, HEAD or OPTIONS that arrives in 0-RTT, before the handshake is
+// complete: early data can be replayed by anyone who captured it, so only
+// a method without side effects is served from it. The client sends the
+// request again once the handshake is done.
+func Early(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.TLS != nil && !r.TLS.HandshakeComplete {
+			switch r.Method {
+			case http.MethodGet, http.MethodHead, http.MethodOptions:
+			default:
+				http.Error(w, "425 Too Early: "+r.Method+" in 0-RTT data", http.StatusTooEarly)
+				return
+			}
+		}
 		h.ServeHTTP(w, r)
 	})
 }
