@@ -44,6 +44,7 @@ func HostModel(hosts []report.Host) string {
 		"the split host's ratios carried over unchanged.\n\n")
 	b.WriteString("| host | predicted from | user factor | kernel factor | model's error, mean (worst) | carried over, mean (worst) |\n|---|---|--:|--:|--:|--:|\n")
 	predicted := 0
+	var beats, fails []string
 	for _, m := range models {
 		if m.Why != "" {
 			fmt.Fprintf(&b, "| %s | – (%s) | – | – | – | – |\n", letter(m.Key), m.Why)
@@ -58,16 +59,40 @@ func HostModel(hosts []report.Host) string {
 			num(mean, 1), num(worst, 1), num(cmean, 1), num(cworst, 1))
 		if !m.InSample {
 			predicted++
+			if mean < cmean {
+				beats = append(beats, letter(m.Key))
+			} else {
+				fails = append(fails, letter(m.Key))
+			}
 			for _, r := range m.Rows {
 				fmt.Fprintf(&rows, "| %s | %s | %s | %s | %s |\n", letter(m.Key), r.Stack, num(r.Measured, 2), num(r.Model, 2), num(r.Carried, 2))
 			}
 		}
 	}
 	if predicted > 0 {
+		b.WriteString("\n" + modelVerdict(beats, fails) + "\n")
 		b.WriteString("\nEach stack's ratio to nginx on a host predicted from another's split, measured beside the model's and beside the split host's own:\n\n" +
 			"| host | stack | measured | model | carried over |\n|---|---|--:|--:|--:|\n" + rows.String())
 	}
 	return b.String()
+}
+
+// modelVerdict says in words whether the model predicts: on which hosts
+// its mean error is below that of the ratios carried over, and on which
+// not.
+func modelVerdict(beats, fails []string) string {
+	hosts := func(ls []string) string {
+		return plural(len(ls), "host") + " (" + strings.Join(ls, ", ") + ")"
+	}
+	switch {
+	case len(fails) == 0:
+		return fmt.Sprintf("The model predicts better than the ratios carried over on every host it predicts, %s.", hosts(beats))
+	case len(beats) == 0:
+		return fmt.Sprintf("**The model does not predict:** on every host it predicts, %s, carrying the other host's ratios over unchanged does as well or better. "+
+			"A ratio's range over the hosts recorded (docs/ceilings.md) is the better guide to another machine.", hosts(fails))
+	}
+	return fmt.Sprintf("**The model does not predict in general:** it beats the ratios carried over on %s but not on %s, "+
+		"so a ratio's range over the hosts recorded (docs/ceilings.md), not the model, is the guide to another machine.", hosts(beats), hosts(fails))
 }
 
 // hostsSplit is the split check of each host's runs that recorded it.

@@ -293,6 +293,49 @@ func runsLine(rep report.Report, versions string) string {
 	return "_Runs: " + strings.Join(runs, "; ") + "; the hosts by letter and the stacks' versions: " + versions + "._\n"
 }
 
+// mixedHosts warns, where the table's columns come from runs on more than
+// one host, which columns come from which: hosts differ in speed (each
+// host's nginx is its yardstick), so a column compares stacks, and two
+// columns from two hosts do not compare with each other. "" when one host
+// made them all.
+func mixedHosts(rep report.Report) string {
+	columns := []struct {
+		name string
+		s    report.Section
+	}{
+		{"CPU/request", rep.Sections["ceilings"]},
+		{"cores", rep.Sections["load"]},
+		{"req/s", searchSection(rep)},
+		{"memory", rep.Sections["sweep"]},
+		{"HTTPS", rep.Sections["tls-keepalive"]},
+		{"handshake", rep.Sections["tls-handshake"]},
+	}
+	var hosts []string
+	cols := map[string][]string{}
+	for _, c := range columns {
+		if c.s.Date == "" {
+			continue
+		}
+		h := strings.TrimPrefix(runHost(rep, c.s), ", ")
+		if h == "" {
+			h = "a host not recorded"
+		}
+		if !slices.Contains(hosts, h) {
+			hosts = append(hosts, h)
+		}
+		cols[h] = append(cols[h], c.name)
+	}
+	if len(hosts) < 2 {
+		return ""
+	}
+	var parts []string
+	for _, h := range hosts {
+		parts = append(parts, strings.Join(cols[h], ", ")+" from "+h)
+	}
+	return "**Columns from more than one host**: " + strings.Join(parts, "; ") +
+		". Hosts run at different speeds, so compare stacks within a column, not one column's figure with another's. "
+}
+
 // runHost names the recorded host a section's run was made on, by its
 // letter in the hosts table ("host C"), or its processor where no host
 // record matches: a table whose columns come from runs on two hosts says
@@ -321,5 +364,5 @@ func PickShort(rep report.Report) string {
 		return ""
 	}
 	return t + "\n" + actLine(rep, "[docs/ceilings.md](docs/ceilings.md), [docs/load.md](docs/load.md) and [bench/COSTS.md](bench/COSTS.md)") +
-		"\n" + jsonLine(rep) + runsLine(rep, "[results/REPORT.md](results/REPORT.md)")
+		"\n" + jsonLine(rep) + mixedHosts(rep) + runsLine(rep, "[results/REPORT.md](results/REPORT.md)")
 }

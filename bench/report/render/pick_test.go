@@ -89,3 +89,25 @@ func TestPickUnmeasured(t *testing.T) {
 		t.Errorf("a threshold without other invocations:\n%s", got)
 	}
 }
+
+// TestPickMixedHosts checks the warning, in the runs line, that the
+// table's columns come from runs on two hosts, naming which from which.
+func TestPickMixedHosts(t *testing.T) {
+	rep := pickReport(t)
+	b := report.Machine{CPU: "AMD EPYC", Kernel: "Linux 6.18", Vendor: "AuthenticAMD", Family: "26", Model: "2", Stepping: "1", Microcode: "0x1"}
+	d := b
+	d.Family, d.Model = "23", "49"
+	rep.Hosts = []report.Host{{Key: report.HostKey(b)}, {Key: report.HostKey(d)}}
+	ceil, load := rep.Sections["ceilings"], rep.Sections["load"]
+	ceil.Machine, load.Machine = d, b
+	rep.Sections = map[string]report.Section{"ceilings": ceil, "load": load}
+	got := PickShort(rep)
+	want := "**Columns from more than one host**: CPU/request from host B; cores, req/s from host A. Hosts run at different speeds, so compare stacks within a column, not one column's figure with another's. _Runs: ceilings"
+	if !strings.Contains(got, want) {
+		t.Errorf("the pick section lacks %q:\n%s", want, got)
+	}
+	rep.Sections["load"] = report.Section{Date: load.Date, Rounds: load.Rounds, Machine: d}
+	if got := PickShort(rep); strings.Contains(got, "more than one host") {
+		t.Errorf("a warning with every column from one host:\n%s", got)
+	}
+}

@@ -65,10 +65,13 @@ func TestProtocolsTable(t *testing.T) {
 		"| HTTP/1.1 over TLS, full handshake | 210.0 (200.0–220.0) | – | – |\n" +
 		"| HTTP/1.1 over TLS, resumed | rate not held | its full handshake | – |\n" +
 		"| HTTP/3, full handshake | 420.0 (400.0–440.0) | HTTP/1.1's full handshake | 2.00 (2.00–2.00) [range of 3] |\n" +
-		"| HTTP/3, resumed, the request in 0-RTT | 310.0 (300.0–320.0) | HTTP/3 resumed | 1.00 (0.95–1.05) [range of 3], tie |\n"
+		"| HTTP/3, resumed, 0-RTT offered | 310.0 (300.0–320.0) | HTTP/3 resumed | 1.00 (0.95–1.05) [range of 3], tie |\n"
 	if !strings.Contains(got, want) || !strings.Contains(got, "At 1000 new connections a second") ||
 		!strings.Contains(got, "A/A, HTTP/3's full handshake against itself: 1.00 (0.99–1.01) [range of 3], tie.") {
 		t.Errorf("the handshake table is not\n%s\nin:\n%s", want, got)
+	}
+	if line := ProtocolsLine(rep); !strings.Contains(line, "on each of 50 connections; a new connection with a full handshake cost it 2.00 (2.00–2.00) times one over TCP and TLS (") {
+		t.Errorf("README line with handshakes: %q", line)
 	}
 	if strings.Contains(got, "| 1000 |") {
 		t.Errorf("a handshake rate among the keep-alive rates:\n%s", got)
