@@ -72,13 +72,20 @@ func protoCallsTable(rep report.Report) string {
 		}
 		user, kernel := "–", "–"
 		if p, ok := findProto(rep, t.row, rate); ok && p.Label == "" && p.User.N > 0 {
-			// Over the blocks, as the two counters add up; a split that
-			// misses the total is no split.
-			if u, k, c := total(p.User), total(p.Sys), total(p.CPU); math.Abs(u+k-c) <= splitBelowCeiling/100*c {
-				user, kernel = spread(p.User, 1), spread(p.Sys, 1)
-			} else {
-				user, kernel = "missed", "missed"
+			// A split that misses the total is no split: over the
+			// blocks, as the two counters add up, and in the medians
+			// shown, which a few wild blocks can leave apart.
+			u, k, c := total(p.User), total(p.Sys), total(p.CPU)
+			med := p.User.Median + p.Sys.Median
+			switch {
+			case math.Abs(u+k-c) > splitBelowCeiling/100*c:
 				missed = append(missed, fmt.Sprintf("%s (%.0f %% of its CPU)", t.title, 100*(u+k)/c))
+				user, kernel = "missed", "missed"
+			case math.Abs(med-p.CPU.Median) > splitBelowCeiling/100*p.CPU.Median:
+				missed = append(missed, fmt.Sprintf("%s (medians %.0f %% of its CPU's)", t.title, 100*med/p.CPU.Median))
+				user, kernel = "missed", "missed"
+			default:
+				user, kernel = spread(p.User, 1), spread(p.Sys, 1)
 			}
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", t.title, median(w.Syscalls, 1), median(w.Reads, 1),
@@ -86,7 +93,7 @@ func protoCallsTable(rep report.Report) string {
 	}
 	b.WriteString("\nThe system calls are counted once, in a run of their own (perf, on the kernel's tracepoints, which slows the server); reads and writes are of every form (UDP's recvmsg and sendmsg among them). User and kernel µs split the CPU of the blocks above at the same rate (cgroup v1's usage_user and usage_sys)")
 	if len(missed) > 0 {
-		fmt.Fprintf(&b, "; \"missed\" where the two add up to more than %.0f %% away from the total: %s. The kernel splits CPU time by sampling which mode a task is in at each clock tick, and a load whose work falls between ticks is sampled short; the total is counted exactly", splitBelowCeiling, strings.Join(missed, ", "))
+		fmt.Fprintf(&b, "; \"missed\" where the two, summed over the blocks or as medians, are more than %.0f %% away from the total: %s. The kernel splits CPU time by sampling which mode a task is in at each clock tick, and a load whose work falls between ticks is sampled short; the total is counted exactly", splitBelowCeiling, strings.Join(missed, ", "))
 	}
 	b.WriteString(".\n\n")
 	return b.String()
