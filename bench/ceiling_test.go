@@ -192,6 +192,12 @@ func startWith(b *testing.B, cfg Config, name string, w Work) *Server {
 }
 
 func setup(b *testing.B) (Config, Client) {
+	return loadgenSetup(b)
+}
+
+// loadgenSetup is the default configuration and loadgen on the client's
+// CPUs; it skips b where loadgen is not built.
+func loadgenSetup(b *testing.B) (Config, Loadgen) {
 	cfg, err := DefaultConfig()
 	if err != nil {
 		b.Fatal(err)

@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -105,17 +104,7 @@ func BenchmarkProtoCalls(b *testing.B) {
 // protoSetup is the server's configuration (a certificate, HTTP/3 on)
 // and the client.
 func protoSetup(b *testing.B) (Config, ProtoClient) {
-	cfg, err := DefaultConfig()
-	if err != nil {
-		b.Fatal(err)
-	}
-	bin, err := cfg.Binary("loadgen")
-	if errors.Is(err, ErrMissing) {
-		b.Skip(err)
-	}
-	if err != nil {
-		b.Fatal(err)
-	}
+	cfg, lg := loadgenSetup(b)
 	dir, err := os.MkdirTemp("", "hellobench-h3-")
 	if err != nil {
 		b.Fatal(err)
@@ -132,5 +121,5 @@ func protoSetup(b *testing.B) (Config, ProtoClient) {
 	if err := proc.RaiseUDPBuffers(); err != nil {
 		b.Logf("HTTP/3: %v: quic-go works with smaller buffers", err)
 	}
-	return cfg, ProtoClient{Loadgen: Loadgen{Bin: bin, CPUs: cfg.ClientCPUs}}
+	return cfg, ProtoClient{Loadgen: lg}
 }
