@@ -35,12 +35,24 @@ const dialers = 64
 // response, leaves them open and quiet for quiet, and checks that each is
 // still open. The client is this process: it needs n open files.
 func Idle(s *Server, n int, quiet time.Duration) (IdleResult, error) {
+	return holdIdle(s, n, quiet, func(addr string) (idleConn, error) {
+		c, err := oneRequest(addr)
+		if err != nil {
+			return nil, err
+		}
+		return tcpIdle{c}, nil
+	})
+}
+
+// holdIdle is Idle with dial opening each connection and asking its one
+// request.
+func holdIdle(s *Server, n int, quiet time.Duration, dial func(addr string) (idleConn, error)) (IdleResult, error) {
 	r := IdleResult{Conns: n}
 	before, err := s.Usage()
 	if err != nil {
 		return r, err
 	}
-	conns := make([]net.Conn, n)
+	conns := make([]idleConn, n)
 	errs := make([]error, n)
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, dialers)
@@ -49,7 +61,7 @@ func Idle(s *Server, n int, quiet time.Duration) (IdleResult, error) {
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			conns[i], errs[i] = oneRequest(s.Addr)
+			conns[i], errs[i] = dial(s.Addr)
 		}()
 	}
 	wg.Wait()
@@ -73,7 +85,7 @@ func Idle(s *Server, n int, quiet time.Duration) (IdleResult, error) {
 		if c == nil {
 			continue
 		}
-		if errs[i] = stillOpen(c); errs[i] == nil {
+		if errs[i] = c.open(); errs[i] == nil {
 			r.Held++
 		}
 	}
@@ -85,17 +97,24 @@ func Idle(s *Server, n int, quiet time.Duration) (IdleResult, error) {
 	return r, nil
 }
 
-// oneRequest opens a connection, sends one keep-alive request and reads
-// the whole response.
+// oneRequest opens a connection and asks one request on it (askOnce).
 func oneRequest(addr string) (net.Conn, error) {
 	c, err := net.DialTimeout("tcp", addr, 10*time.Second)
 	if err != nil {
 		return nil, err
 	}
-	c.SetDeadline(time.Now().Add(30 * time.Second))
-	if _, err := io.WriteString(c, "GET /hello/world HTTP/1.1\r\nHost: hellobench\r\n\r\n"); err != nil {
+	if err := askOnce(c); err != nil {
 		c.Close()
 		return nil, err
+	}
+	return c, nil
+}
+
+// askOnce sends one keep-alive request on c and reads the whole response.
+func askOnce(c net.Conn) error {
+	c.SetDeadline(time.Now().Add(30 * time.Second))
+	if _, err := io.WriteString(c, "GET /hello/world HTTP/1.1\r\nHost: hellobench\r\n\r\n"); err != nil {
+		return err
 	}
 	// The reader's buffer holds no more than the response: nothing else
 	// is sent until the connection is checked.
@@ -108,11 +127,9 @@ func oneRequest(addr string) (net.Conn, error) {
 		}
 	}
 	if err != nil {
-		c.Close()
-		return nil, err
+		return err
 	}
-	c.SetDeadline(time.Time{})
-	return c, nil
+	return c.SetDeadline(time.Time{})
 }
 
 // stillOpen reports, as nil, that the server has neither closed c nor

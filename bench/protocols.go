@@ -51,6 +51,11 @@ var Handshakes = []Protocol{
 	{Name: "h3-0rtt", Flag: "-h3", Connections: 50, Streams: 1, New: true, Resume: true, Early: true},
 }
 
+// ProtoMax is the mode of BenchmarkProtocols' closed-loop rows: each
+// protocol as fast as loadgen asks, a ceiling where the server's core was
+// saturated.
+const ProtoMax = "max"
+
 // ProtocolByName returns the protocol of a row's name ("h2-1" for its A/A
 // twin "h2-1/aa" too).
 func ProtocolByName(name string) (Protocol, bool) {

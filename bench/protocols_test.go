@@ -20,13 +20,17 @@ var (
 	flagProtoNew    = flag.Float64("proto-new-rate", 1000, "BenchmarkProtocols' handshake rows' fixed rate, new connections a second (0: none)")
 	flagProtoCalls  = flag.Float64("proto-calls-rate", 5000, "BenchmarkProtoCalls' fixed rate, requests a second")
 	flagProtoWarmup = flag.Duration("proto-warmup", 500*time.Millisecond, "each BenchmarkProtocols run's warm-up on its own connections, not counted")
+	flagProtoMax    = flag.Bool("proto-max", true, "BenchmarkProtocols' closed-loop rows: each keep-alive protocol as fast as loadgen asks, the server's ceiling where one client core reaches it")
+	flagProtoIdle   = flag.Int("proto-idle", 2000, "BenchmarkProtoIdle's idle connections in each protocol")
+	flagProtoQuiet  = flag.Duration("proto-idle-quiet", 3*time.Second, "how long BenchmarkProtoIdle's connections stay quiet before they are checked")
 )
 
 // BenchmarkProtocols is make bench-h3's block: one server, started once
 // with HTTPS, HTTP/2 and HTTP/3 on one port, held at each -proto-rates
 // rate (open loop) in every Protocol, the rows in -block's order, and
 // HTTP/2 on 50 connections twice (its A/A twin: the block's noise floor);
-// then at -proto-new-rate each Handshakes row, a new connection per
+// with -proto-max each protocol in a closed loop (mode ProtoMax); then at
+// -proto-new-rate each Handshakes row, a new connection per
 // request, and HTTP/3's full handshake twice (their A/A twin).
 // A run counts (held=1) when the server kept the rate within 1 %; its CPU
 // per request is read over loadgen's measured span, its warm-up on the
@@ -45,21 +49,33 @@ func BenchmarkProtocols(b *testing.B) {
 		b.Fatalf("-proto-new-rate: %g is below 0", *flagProtoNew)
 	}
 	s := start(b, cfg, *flagProtoServer)
+	// A rate of 0 is the closed loop, whose run counts (held=1) where
+	// the server's core was saturated: a ceiling.
 	run := func(names []string, rate float64) {
 		if *flagBlock >= 0 {
 			names = permute(names, *flagBlock)
 		}
+		mode := fmt.Sprintf("rate=%g", rate)
+		if rate == 0 {
+			mode = ProtoMax
+		}
 		for _, name := range names {
 			p, _ := ProtocolByName(name)
-			b.Run(fmt.Sprintf("%s/rate=%g", name, rate), func(b *testing.B) {
+			b.Run(name+"/"+mode, func(b *testing.B) {
 				c := client
 				c.Protocol = p
-				reportHeld(b, s, c, Load{URL: s.URL(), Connections: p.Connections, Duration: *flagProtoFor, Rate: rate, Warmup: *flagProtoWarmup})
+				r := reportHeld(b, s, c, Load{URL: s.URL(), Connections: p.Connections, Duration: *flagProtoFor, Rate: rate, Warmup: *flagProtoWarmup})
+				if rate == 0 {
+					b.ReportMetric(b2f(r.Busy >= Saturated), "held")
+				}
 			})
 		}
 	}
 	for _, rate := range rates {
 		run(protoRows(Protocols, "h2-1"), rate)
+	}
+	if *flagProtoMax {
+		run(protoRows(Protocols, ""), 0)
 	}
 	if *flagProtoNew > 0 {
 		run(protoRows(Handshakes, "h3-full"), *flagProtoNew)
@@ -97,6 +113,40 @@ func BenchmarkProtoCalls(b *testing.B) {
 			// No warm-up: perf counts the whole run, its 50 handshakes
 			// or fewer among thousands of requests.
 			counted(b, perf, c, s, Load{URL: s.URL(), Connections: p.Connections, Duration: *flagProtoFor, Rate: *flagProtoCalls})
+		})
+	}
+}
+
+// BenchmarkProtoIdle holds -proto-idle connections in each of
+// IdleProtocols, in -block's order, each protocol on a server of its own,
+// started for it: Go's heap keeps what it grew to, so a second protocol
+// on the same server would be measured from the first one's high-water
+// mark. It reports the server's resident memory's growth per connection
+// held (rss-B/conn) and its CPU while they are quiet (idle-cpu-ms/s), as
+// BenchmarkIdle does over plain TCP.
+func BenchmarkProtoIdle(b *testing.B) {
+	if *flagProtoIdle <= 0 {
+		b.Fatalf("-proto-idle: %d is not a count of connections", *flagProtoIdle)
+	}
+	cfg, _ := protoSetup(b)
+	names := IdleProtocols
+	if *flagBlock >= 0 {
+		names = permute(names, *flagBlock)
+	}
+	for _, p := range names {
+		b.Run(p+"/c="+strconv.Itoa(*flagProtoIdle), func(b *testing.B) {
+			s := start(b, cfg, *flagProtoServer)
+			r, err := ProtoIdle(s, p, *flagProtoIdle, *flagProtoQuiet)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(0, "ns/op")
+			b.ReportMetric(float64(r.Held), "held")
+			b.ReportMetric(r.PerConn, "rss-B/conn")
+			b.ReportMetric(r.IdleCPU, "idle-cpu-ms/s")
+			if r.Err != nil {
+				b.Logf("%d of %d connections held; the first lost: %v", r.Held, r.Conns, r.Err)
+			}
 		})
 	}
 }

@@ -20,15 +20,18 @@ const NeverHeld = "never held its rate at the host's usual speed: no figure"
 // speed, and its ratio to the reference nginx held beside it, block by
 // block. Point.Mode is the share, "of=25%".
 func buildAtLoad(all map[string]Samples, sections map[string]Section) []Point {
-	return buildHeld(all, atLoadPrefix, Coarse(sections["atload"]))
+	return buildHeld(all, atLoadPrefix, Coarse(sections["atload"]), true)
 }
 
 // buildHeld builds the rows of a bench at a fixed rate beside a reference
 // nginx at its own (BenchmarkAtLoad, BenchmarkNewConn), whose keys under
 // prefix are server/mode: the blocks count in which the server held its
-// rate and the host ran at its usual speed.
-func buildHeld(all map[string]Samples, prefix string, coarse bool) []Point {
-	usual := usualSpeedsOf(all, prefix)
+// rate and, where level is set, the host ran at its usual speed.
+func buildHeld(all map[string]Samples, prefix string, coarse, level bool) []Point {
+	var usual map[string]float64
+	if level {
+		usual = usualSpeedsOf(all, prefix)
+	}
 	var ps []Point
 	for key, s := range all {
 		rest, ok := strings.CutPrefix(key, prefix)

@@ -165,10 +165,13 @@ func Build(all map[string]Samples, why map[string]string, sections map[string]Se
 				rep.Readiness = append(rep.Readiness, w)
 			}
 		case strings.HasPrefix(key, "hellobench/bench/BenchmarkIdle/"):
-			server, c, ok := strings.Cut(strings.TrimPrefix(key, "hellobench/bench/BenchmarkIdle/"), "/c=")
-			if n, err := strconv.Atoi(c); ok && err == nil {
-				rep.Idle = append(rep.Idle, Idle{Server: server, Conns: n, Held: s.figure("held"),
-					PerConn: s.figure("rss-B/conn"), IdleCPU: s.figure("idle-cpu-ms/s"), Source: own[key]})
+			if i, ok := idlePoint(strings.TrimPrefix(key, "hellobench/bench/BenchmarkIdle/"), s); ok {
+				i.Source = own[key]
+				rep.Idle = append(rep.Idle, i)
+			}
+		case strings.HasPrefix(key, "hellobench/bench/BenchmarkProtoIdle/"):
+			if i, ok := idlePoint(strings.TrimPrefix(key, "hellobench/bench/BenchmarkProtoIdle/"), s); ok {
+				rep.ProtoIdle = append(rep.ProtoIdle, i)
 			}
 		}
 	}
@@ -180,6 +183,9 @@ func Build(all map[string]Samples, why map[string]string, sections map[string]Se
 	})
 	slices.SortFunc(rep.Readiness, func(a, b Why) int { return CompareServers(a.Server, b.Server) })
 	slices.SortFunc(rep.ProtoCalls, func(a, b Why) int { return protoRank(a.Server) - protoRank(b.Server) })
+	slices.SortFunc(rep.ProtoIdle, func(a, b Idle) int {
+		return slices.Index(bench.IdleProtocols, a.Server) - slices.Index(bench.IdleProtocols, b.Server)
+	})
 	slices.SortFunc(rep.Capacity, func(a, b Capacity) int { return CompareServers(a.Server, b.Server) })
 
 	compare(rep.Ceilings)
@@ -278,4 +284,15 @@ func pointLess(a, b Point) bool {
 		return a.Server < b.Server
 	}
 	return a.Conns < b.Conns
+}
+
+// idlePoint reads an idle benchmark's key, "server/c=N" (a protocol for
+// BenchmarkProtoIdle), and its samples.
+func idlePoint(key string, s Samples) (Idle, bool) {
+	server, c, ok := strings.Cut(key, "/c=")
+	n, err := strconv.Atoi(c)
+	if !ok || err != nil {
+		return Idle{}, false
+	}
+	return Idle{Server: server, Conns: n, Held: s.figure("held"), PerConn: s.figure("rss-B/conn"), IdleCPU: s.figure("idle-cpu-ms/s")}, true
 }

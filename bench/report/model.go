@@ -262,6 +262,9 @@ type Report struct {
 	// make bench-tls PART=h3's keep-alive rows, at one rate (Why.Server is
 	// the row, Why.Load the rate, "rate=5000").
 	ProtoCalls []Why `json:"protocol_calls,omitempty"`
+	// ProtoIdle is the memory and CPU of the server's idle connections in
+	// each of bench.IdleProtocols (Idle.Server is the protocol).
+	ProtoIdle []Idle `json:"protocol_idle,omitempty"`
 	// MinWait is bin/report -min-wait's run: uring below its ceiling with
 	// each of io_uring's minimum waits (AddMinWait).
 	MinWait *MinWait `json:"min_wait,omitempty"`

@@ -39,3 +39,29 @@ func TestNewConn(t *testing.T) {
 		t.Errorf("order: %s, %s, want the table's: nethttp, fcgi", rep.NewConn[0].Server, rep.NewConn[1].Server)
 	}
 }
+
+// TestNewConnEveryHeldBlock checks that a new connection's blocks are not
+// judged by the host's level as the blocks at a share of the ceiling are:
+// of 8 held blocks, the 3 whose reference lies 20 % off its usual level
+// and the 1 whose reference drifted count too, each ratio taken against
+// its own reference.
+func TestNewConnEveryHeldBlock(t *testing.T) {
+	s := Samples{
+		"cpu-us/req": {60, 60, 60, 60, 72, 72, 72, 66},
+		"held":       {1, 1, 1, 1, 1, 1, 1, 1},
+		"ref-us/req": {30, 30, 30, 30, 36, 36, 36, 33},
+		"ref-drift":  {1, 1, 1, 1, 1, 1, 1, 1.2},
+		"req/s":      {5000, 5000, 5000, 5000, 5000, 5000, 5000, 5000},
+	}
+	newConn := buildNewConn(map[string]Samples{newConnPrefix + "nethttp/rate=5000": s}, nil)
+	atLoad := buildAtLoad(map[string]Samples{atLoadPrefix + "nethttp/of=25%": s}, nil)
+	if len(newConn) != 1 || len(atLoad) != 1 {
+		t.Fatalf("%d and %d rows, want 1 each", len(newConn), len(atLoad))
+	}
+	if p := newConn[0]; p.CPU.N != 8 || p.CPUVsNginx == nil || p.CPUVsNginx.N != 8 || !near(p.CPUVsNginx.Median, 2) {
+		t.Errorf("new connection: %d blocks, vs nginx %+v; want 8, 2.0", p.CPU.N, p.CPUVsNginx)
+	}
+	if p := atLoad[0]; p.CPU.N != 4 {
+		t.Errorf("at a share of the ceiling: %d blocks, want the 4 at the usual level", p.CPU.N)
+	}
+}

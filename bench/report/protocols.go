@@ -60,7 +60,7 @@ func HandshakeRow(row string) bool {
 // buildProtocols builds make bench-tls PART=h3's rows as the blocks at a fixed
 // rate are built (buildHeld), then each row's ratio to its base.
 func buildProtocols(all map[string]Samples, sections map[string]Section) []ProtoPoint {
-	held := buildHeld(all, protocolsPrefix, Coarse(sections[ProtocolsSection]))
+	held := buildHeld(all, protocolsPrefix, Coarse(sections[ProtocolsSection]), true)
 	var ps []ProtoPoint
 	for _, p := range held {
 		pp := ProtoPoint{Point: p, Base: ProtoBase(p.Server)}

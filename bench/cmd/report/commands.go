@@ -487,14 +487,23 @@ func handshakeRule(quick bool, kept, most int, each time.Duration) *keptRule {
 }
 
 // protocolsCommands are make bench-tls PART=h3's blocks (BenchmarkProtocols): each
-// runs every protocol at every rate once, in the block's order; -quick one
-// short block at one rate.
+// runs every protocol at every rate once, in the block's order; then as
+// many blocks of idle connections (BenchmarkProtoIdle) and the count of
+// system calls; -quick one short block of each at one rate.
 func protocolsCommands(quick bool, blocks int) [][]string {
 	var cmds [][]string
 	for k := range blocks {
 		args := []string{"-bench", "^BenchmarkProtocols$", "-benchtime", "1x", "-timeout", "0", "./bench", "-args", "-block", fmt.Sprint(k)}
 		if quick {
 			args = append(args, "-proto-rates", "2000", "-proto-new-rate", "300", "-proto-for", "300ms", "-proto-warmup", "100ms")
+		}
+		cmds = append(cmds, goTest(args...))
+	}
+	// The memory of idle connections in each protocol, in every block.
+	for k := range blocks {
+		args := []string{"-bench", "^BenchmarkProtoIdle$", "-benchtime", "1x", "-timeout", "0", "./bench", "-args", "-block", fmt.Sprint(k)}
+		if quick {
+			args = append(args, "-proto-idle", "100", "-proto-idle-quiet", "300ms")
 		}
 		cmds = append(cmds, goTest(args...))
 	}

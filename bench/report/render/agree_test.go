@@ -49,6 +49,28 @@ func TestAgree(t *testing.T) {
 	if _, err := Agree([]string{t.TempDir()}); err == nil {
 		t.Error("agree without a results.json: no error")
 	}
+
+	// An invocation on another host is listed apart and left out; with
+	// one left there is nothing to compare.
+	other := report.Report{Sections: map[string]report.Section{"ceilings": {Date: "2026-12-05 10:00 UTC", Rounds: 20,
+		Machine: report.Machine{CPU: "Other CPU", Cores: 2, Kernel: "Linux 6.1"}}}}
+	other.Ceilings = []report.Point{{Server: "gin", Mode: "keepalive", CPUVsNginx: &report.Figure{Spread: ratios[0][1]}}}
+	got, err = Agree([]string{dirs[0], resultsDir(t, other), dirs[1]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(got, "Left out, run on another host than the first:\n\n- `") ||
+		!strings.Contains(got, "2026-12-05 10:00 UTC, on Other CPU (2 cores), Linux 6.1, mitigations not recorded, 20 blocks") ||
+		!strings.Contains(got, "| gin | 2.000 (1.980–2.020) | 2.030 (2.010–2.050) | ±1.0 % |") {
+		t.Errorf("agree with a third invocation on another host:\n%s", got)
+	}
+	got, err = Agree([]string{dirs[0], resultsDir(t, other)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(got, "Only one invocation ran on this host: nothing to compare.") || strings.Contains(got, "| gin |") {
+		t.Errorf("agree with one invocation a host:\n%s", got)
+	}
 }
 
 // TestAgreeTLS checks the TLS rows of separate invocations side by side:

@@ -20,6 +20,9 @@ func AgreeTLS(dirs []string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if len(reps) < 2 {
+		return b.String(), nil
+	}
 	if _, ok := reps[0].Sections["tls-keepalive"]; ok {
 		b.WriteString("\nKeep-alive over TLS 1.3 from each one's keep-alive blocks, a separate invocation:\n\n")
 		sectionDates(b, sectionsOf(reps, "tls-keepalive"), "block", "none: its keep-alive rows are its tls.txt's")

@@ -20,8 +20,8 @@ func NewConnTable(rep report.Report) string {
 	fmt.Fprintf(&b, "A new connection per request (`Connection: close`) at %s new connections a second, the same for every server: open loop, a rate every server and nginx hold on one core, "+
 		"so that, unlike a closed loop at one client core, every server is priced. Measured as the ceilings are: in blocks, the servers in an order that changes from block to block, "+
 		"with a reference nginx, kept running, held at the same rate right before and after each. "+
-		"A block counts where the server held the rate (within 1 %%) and the host ran at its usual speed (the reference within ±%.0f %% of its usual CPU per request); "+
-		"the ratio to nginx is taken block by block against the reference beside the server.\n\n", num(atof(rate), 0), 100*report.HostTol)
+		"A block counts where the server held the rate (within 1 %%). The host's speed is not judged, unlike the ceilings': a new connection's CPU moves from block to block by more than the ±%.0f %% that rule allows, "+
+		"so the ratio to nginx, taken block by block against the reference beside the server, is what cancels the host's level.\n\n", num(atof(rate), 0), 100*report.HostTol)
 	b.WriteString("| server | CPU µs/request | vs nginx beside it | server busy | blocks kept | note |\n|---|--:|--:|--:|--:|---|\n")
 	for _, p := range rep.NewConn {
 		vs := "–"

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -48,7 +49,7 @@ func ProtocolsTable(rep report.Report) string {
 	if len(aa) > 0 {
 		b.WriteString(" A/A, HTTP/2 on 50 connections against itself: " + strings.Join(aa, ", ") + ".")
 	}
-	b.WriteString("\n\n" + handshakeTable(rep) + protoCallsTable(rep))
+	b.WriteString("\n\n" + protoMaxTable(rep) + handshakeTable(rep) + protoCallsTable(rep) + protoIdleTable(rep))
 	return b.String() + protoSource(rep) + "\n"
 }
 
@@ -96,6 +97,63 @@ func protoCallsTable(rep report.Report) string {
 		fmt.Fprintf(&b, "; \"missed\" where the two, summed over the blocks or as medians, are more than %.0f %% away from the total: %s. The kernel splits CPU time by sampling which mode a task is in at each clock tick, and a load whose work falls between ticks is sampled short; the total is counted exactly", splitBelowCeiling, strings.Join(missed, ", "))
 	}
 	b.WriteString(".\n\n")
+	return b.String()
+}
+
+// protoMaxTable is each keep-alive protocol in a closed loop: the
+// server's ceiling where one client core saturated it, else what the
+// client reached and how busy the server was; "" without those rows.
+func protoMaxTable(rep report.Report) string {
+	var b strings.Builder
+	var bound []string
+	for _, t := range protoTitles {
+		p, ok := findProto(rep, t.row, bench.ProtoMax)
+		if !ok {
+			continue
+		}
+		if b.Len() == 0 {
+			b.WriteString("| as fast as the client asks | req/s | server busy | CPU µs per request | ratio to HTTP/2 |\n|---|--:|--:|--:|--:|\n")
+		}
+		cpu, vs := spread(p.CPU, 1), "–"
+		if p.Label != "" {
+			cpu = "client-bound"
+			bound = append(bound, t.title)
+		} else if p.VsBase != nil && p.VsBase.N > 0 {
+			vs = versus(p.VsBase)
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", t.title, spread(p.ReqPerSec, 0), pct(p.Busy), cpu, vs)
+	}
+	if b.Len() == 0 {
+		return ""
+	}
+	fmt.Fprintf(&b, "\nA closed loop on the same connections, each request sent when the last answer is read: a ceiling where the server's core was at least %.0f %% busy, its CPU per request over those blocks alone.", bench.Saturated)
+	if len(bound) > 0 {
+		fmt.Fprintf(&b, " **Client-bound** (%s): one client core could not keep the server's core busy, the client costing more per request than the server does, so there is no ceiling to show; the rates above price those protocols instead.", strings.Join(bound, "; "))
+	}
+	return b.String() + "\n\n"
+}
+
+// idleTitles name bench.IdleProtocols in the idle table.
+var idleTitles = map[string]string{"h1-tls": "HTTP/1.1 over TLS", "h2": "HTTP/2", "h3": "HTTP/3"}
+
+// protoIdleTable is the server's memory and CPU per idle connection in
+// each protocol (BenchmarkProtoIdle); "" when not measured.
+func protoIdleTable(rep report.Report) string {
+	if len(rep.ProtoIdle) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("| idle connections | connections | held | memory per connection | server CPU while idle, ms per s |\n|---|--:|--:|--:|--:|\n")
+	for _, i := range rep.ProtoIdle {
+		held := median(i.Held, 0)
+		if i.Held.N > 0 && i.Held.Min < float64(i.Conns) {
+			held = fmt.Sprintf("%s (fell to %s)", held, num(i.Held.Min, 0))
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", cmp.Or(idleTitles[i.Server], i.Server), num(float64(i.Conns), 0), held, bytesRange(i.PerConn), spread(i.IdleCPU, 2))
+	}
+	fmt.Fprintf(&b, "\nEach connection makes its handshake, asks the page once and goes quiet; the server's resident memory grows by the figure per connection held, and its CPU while they are quiet is what its timers cost. "+
+		"Each protocol on a server started for it (Go's heap keeps what it grew to), %s, the protocols in an order that changes from block to block. "+
+		"HTTP/3's connections each have a UDP socket of their own, as separate clients would; none sends keep-alive pings.\n\n", plural(rep.ProtoIdle[0].PerConn.N, "block"))
 	return b.String()
 }
 
@@ -164,7 +222,7 @@ func handshakeTable(rep report.Report) string {
 func protoRates(rep report.Report) []string {
 	var rates []string
 	for _, p := range rep.Protocols {
-		if !report.HandshakeRow(p.Server) && !slices.Contains(rates, p.Mode) {
+		if !report.HandshakeRow(p.Server) && p.Mode != bench.ProtoMax && !slices.Contains(rates, p.Mode) {
 			rates = append(rates, p.Mode)
 		}
 	}

@@ -94,4 +94,42 @@ func TestProtocolsTable(t *testing.T) {
 	if !strings.Contains(got, want) {
 		t.Errorf("the calls table is not\n%s\nin:\n%s", want, got)
 	}
+
+	if strings.Contains(got, "idle connections") {
+		t.Errorf("an idle table without idle rows:\n%s", got)
+	}
+
+	// The idle connections, a protocol that lost some saying how many
+	// it held at worst.
+	rep.ProtoIdle = []report.Idle{
+		{Server: "h1-tls", Conns: 2000, Held: f(2000, 1990, 2000), PerConn: f(10240, 10240, 11264), IdleCPU: f(0, 0, 0)},
+		{Server: "h3", Conns: 2000, Held: f(2000, 2000, 2000), PerConn: f(20480, 21504, 22528), IdleCPU: f(1, 1.5, 2)},
+	}
+	got = ProtocolsTable(rep)
+	want = "| idle connections | connections | held | memory per connection | server CPU while idle, ms per s |\n|---|--:|--:|--:|--:|\n" +
+		"| HTTP/1.1 over TLS | 2000 | 2000 (fell to 1990) | 10.0 KB (10.0 KB–11.0 KB) | 0.00 (0.00–0.00) |\n" +
+		"| HTTP/3 | 2000 | 2000 | 21.0 KB (20.0 KB–22.0 KB) | 1.50 (1.00–2.00) |\n"
+	if !strings.Contains(got, want) || !strings.Contains(got, "on a server started for it (Go's heap keeps what it grew to), 3 blocks") {
+		t.Errorf("the idle table is not\n%s\nin:\n%s", want, got)
+	}
+
+	if strings.Contains(got, "as fast as the client asks") {
+		t.Errorf("a closed-loop table without closed-loop rows:\n%s", got)
+	}
+
+	// The closed loop: a ceiling where the server's core was saturated,
+	// "client-bound" where one client core could not saturate it; no
+	// column of its own in the rates' table.
+	h1 := pt("h1-tls", "max", []float64{11, 11.5, 12}, r(0.9, 0.95, 1), "")
+	h1.ReqPerSec, h1.Busy = f(85000, 86000, 87000), f(97, 98, 99)
+	h3 := pt("h3-16", "max", []float64{40, 41, 42}, nil, report.NeverHeld)
+	h3.ReqPerSec, h3.Busy = f(20000, 21000, 22000), f(60, 61, 62)
+	rep.Protocols = append(rep.Protocols, h1, h3)
+	got = ProtocolsTable(rep)
+	want = "| as fast as the client asks | req/s | server busy | CPU µs per request | ratio to HTTP/2 |\n|---|--:|--:|--:|--:|\n" +
+		"| HTTP/1.1 over TLS | 86\u2009000 (85\u2009000–87\u2009000) | 98 % | 11.5 (11.0–12.0) | 0.95 (0.90–1.00) [range of 3], tie |\n" +
+		"| HTTP/3, 16 streams | 21\u2009000 (20\u2009000–22\u2009000) | 61 % | client-bound | – |\n"
+	if !strings.Contains(got, want) || !strings.Contains(got, "**Client-bound** (HTTP/3, 16 streams)") || strings.Contains(got, "| max |") {
+		t.Errorf("the closed-loop table is not\n%s\nin:\n%s", want, got)
+	}
 }
