@@ -37,15 +37,15 @@ func source(rep report.Report, section string) string {
 	case "atload":
 		unit, run = "block", "make bench-load"
 	case "newconn":
-		unit, run = "block", "bin/report -newconn"
+		unit, run = "block", "make bench-load PART=newconn"
 	case "tls", "tls-keepalive":
 		unit, run = "block", "make bench-tls"
 	case "latency":
-		return fmt.Sprintf("_`make bench-latency`, %s, %s on %s; each cell is %s of the rounds kept._",
-			s.Date, plural(s.Rounds, "round"), rep.Machine.CPU, interval(s.Rounds))
+		return fmt.Sprintf("_`make bench-latency`, %s, %s%s; each cell is %s of the rounds kept._",
+			s.Date, plural(s.Rounds, "round"), runHost(rep, s), interval(s.Rounds))
 	}
-	return fmt.Sprintf("_`%s`, %s, %s on %s; each cell is %s, a difference or ratio taken %s by %s._",
-		run, s.Date, blocksRun(s, unit), rep.Machine.CPU, interval(s.Rounds), unit, unit)
+	return fmt.Sprintf("_`%s`, %s, %s%s; each cell is %s, a difference or ratio taken %s by %s._",
+		run, s.Date, blocksRun(s, unit), runHost(rep, s), interval(s.Rounds), unit, unit)
 }
 
 func orNone(v string) string {

@@ -203,8 +203,8 @@ func memorySource(rep report.Report) string {
 	for _, m := range rep.InMemory {
 		n = max(n, m.NsOp.N)
 	}
-	return fmt.Sprintf("_`make bench`, %s, in memory (`go test -bench -benchmem -cpu 1 -count %d`) on %s; each cell is %s; a difference is that of the medians, its interval the widest the two intervals allow._",
-		s.Date, n, rep.Machine.CPU, interval(n))
+	return fmt.Sprintf("_`make bench`, %s, in memory (`go test -bench -benchmem -cpu 1 -count %d`)%s; each cell is %s; a difference is that of the medians, its interval the widest the two intervals allow._",
+		s.Date, n, runHost(rep, s), interval(n))
 }
 
 // JSONSection is REPORT.md's JSON part: the servers over loopback, then

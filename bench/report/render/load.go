@@ -145,7 +145,7 @@ func CapacityTable(rep report.Report) string {
 		fmt.Fprintf(&b, "| %s | %s | %s %% | %s |\n", c.Server, spread(c.Rate, 0), spread(c.Share, 0), spread(c.HostP99, 0))
 	}
 	n := rep.Capacity[0].Rate.N
-	return b.String() + "\n" + fmt.Sprintf("_`make bench-load`, %s, %s of the search on %s; each cell is %s._\n", searchSection(rep).Date, plural(n, "round"), rep.Machine.CPU, interval(n))
+	return b.String() + "\n" + fmt.Sprintf("_`make bench-load`, %s, %s of the search%s; each cell is %s._\n", searchSection(rep).Date, plural(n, "round"), runHost(rep, searchSection(rep)), interval(n))
 }
 
 // loadTable is one table of CPU per request: a row per server, a column

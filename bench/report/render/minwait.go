@@ -43,8 +43,8 @@ func minWait(rep report.Report, chart string) string {
 	}
 	b.WriteString("\n" + minWaitVerdict(rep) + "\n\n")
 	fmt.Fprintf(&b, "![%s's CPU per request with each minimum wait](%s)\n\n", mw.Server, chart)
-	fmt.Fprintf(&b, "_`make bench-load PART=min-wait`, %s, %s on %s, the waits in each block's own order; each cell is %s, a ratio taken block by block, "+
-		"over the blocks in which the server held the rate (within 1 %%)._\n", s.Date, plural(s.Rounds, "block"), s.Machine.CPU, interval(s.Rounds))
+	fmt.Fprintf(&b, "_`make bench-load PART=min-wait`, %s, %s%s, the waits in each block's own order; each cell is %s, a ratio taken block by block, "+
+		"over the blocks in which the server held the rate (within 1 %%)._\n", s.Date, plural(s.Rounds, "block"), runHost(rep, s), interval(s.Rounds))
 	return b.String()
 }
 

@@ -37,7 +37,7 @@ func TestMinWaitTable(t *testing.T) {
 			"| 100 µs | 8.93 (8.50–9.35) | 0.85 (0.85–0.85) [range of 2] | 155 (150–160) | 410 (400–420) | 2 of 3; fell over in 1 block: loadgen: 12 requests failed |\n",
 		"\nLower CPU per request than with none, beyond the noise, and the p99 within the pick table's bound of 5 ms: 50 µs (0.90), 100 µs (0.85).\n",
 		"![uring's CPU per request with each minimum wait](../results/minwait.svg)",
-		"_`make bench-load PART=min-wait`, 2026-12-06 09:00 UTC, 3 blocks on Test CPU, the waits in each block's own order; each cell is the median with the range (min–max), a ratio taken block by block, over the blocks in which the server held the rate (within 1 %)._\n",
+		"_`make bench-load PART=min-wait`, 2026-12-06 09:00 UTC, 3 blocks, on Test CPU, the waits in each block's own order; each cell is the median with the range (min–max), a ratio taken block by block, over the blocks in which the server held the rate (within 1 %)._\n",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("no %q in:\n%s", want, got)

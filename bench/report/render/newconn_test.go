@@ -22,7 +22,7 @@ func TestNewConnTable(t *testing.T) {
 		"| nethttp | 33.00 (30.00–33.60) | 1.50 (1.50–1.60) [range of 3] | 15 % | 3 of 3 | ratio not resolved to ±5 % |\n",
 		"| fcgi | 84.00 (80.00–88.00) | 4.00 (4.00–4.00) [range of 2] | 42 % | 2 of 3 |  |\n",
 		"| nginx | 21.00 (20.00–22.00) | – |",
-		"_`bin/report -newconn`, 2026-12-06 09:00 UTC, 3 blocks on Test CPU;",
+		"_`make bench-load PART=newconn`, 2026-12-06 09:00 UTC, 3 blocks, on Test CPU;",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("the table lacks %q:\n%s", want, got)

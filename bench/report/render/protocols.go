@@ -263,8 +263,8 @@ func protoSource(rep report.Report) string {
 	if s.Machine.UDP != "" {
 		udp = " UDP: " + s.Machine.UDP + "."
 	}
-	return fmt.Sprintf("_`make bench-tls PART=h3`, %s, %s on %s, nethttp over each protocol, loadgen as the client on its pacer (its own TLS for HTTP/1.1, Go's HTTP/2 and quic-go's http3 for HTTP/2 and HTTP/3); each cell is %s.%s_",
-		s.Date, plural(s.Rounds, "block"), s.Machine.CPU, interval(s.Rounds), udp)
+	return fmt.Sprintf("_`make bench-tls PART=h3`, %s, %s%s, nethttp over each protocol, loadgen as the client on its pacer (its own TLS for HTTP/1.1, Go's HTTP/2 and quic-go's http3 for HTTP/2 and HTTP/3); each cell is %s.%s_",
+		s.Date, plural(s.Rounds, "block"), runHost(rep, s), interval(s.Rounds), udp)
 }
 
 // ProtocolsLine is the README's sentence on what HTTP/3 costs a Go server,
@@ -285,8 +285,26 @@ func ProtocolsLine(rep report.Report) string {
 		if p, ok := findHandshake(rep, "h3-full"); ok && p.Label == "" && p.VsBase != nil && p.VsBase.N > 0 {
 			full = fmt.Sprintf("; a new connection with a full handshake cost it %s times one over TCP and TLS", spread(*p.VsBase, 2))
 		}
-		return fmt.Sprintf("HTTP/3 (quic-go) cost nethttp %s times its CPU per request over HTTP/2 and %s times its HTTP/1.1-over-TLS figure, at %s req/s, one request at a time on each of 50 connections%s ([bench/COSTS.md](bench/COSTS.md#12-http3-against-http2-and-http11-over-tls), `make bench-tls PART=h3`, %s).\n",
-			spread(*h3.VsBase, 2), spread(vsH1, 2), num(float64(report.ProtoRate(rate)), 0), full, rep.Sections[report.ProtocolsSection].Date)
+		return fmt.Sprintf("HTTP/3 (quic-go) cost nethttp %s times its CPU per request over HTTP/2 and %s times its HTTP/1.1-over-TLS figure, at %s req/s, one request at a time on each of 50 connections%s%s ([bench/COSTS.md](bench/COSTS.md#12-http3-against-http2-and-http11-over-tls), `make bench-tls PART=h3`, %s).\n",
+			spread(*h3.VsBase, 2), spread(vsH1, 2), num(float64(report.ProtoRate(rate)), 0), full, idleClause(rep), rep.Sections[report.ProtocolsSection].Date)
 	}
 	return ""
+}
+
+// idleClause is the README line's memory per idle connection over HTTP/3
+// against HTTP/2, where both were measured.
+func idleClause(rep report.Report) string {
+	var h2, h3 report.Idle
+	for _, i := range rep.ProtoIdle {
+		switch i.Server {
+		case "h2":
+			h2 = i
+		case "h3":
+			h3 = i
+		}
+	}
+	if h2.PerConn.N == 0 || h3.PerConn.N == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; an idle connection held %s of its memory over HTTP/3 against %s over HTTP/2", bytesRange(h3.PerConn), bytesRange(h2.PerConn))
 }

@@ -112,6 +112,13 @@ func TestProtocolsTable(t *testing.T) {
 	if !strings.Contains(got, want) || !strings.Contains(got, "on a server started for it (Go's heap keeps what it grew to), 3 blocks") {
 		t.Errorf("the idle table is not\n%s\nin:\n%s", want, got)
 	}
+	if line := ProtocolsLine(rep); strings.Contains(line, "an idle connection") {
+		t.Errorf("README line without HTTP/2's idle row: %q", line)
+	}
+	rep.ProtoIdle = append(rep.ProtoIdle, report.Idle{Server: "h2", Conns: 2000, Held: f(2000), PerConn: f(12288, 13312, 14336)})
+	if line := ProtocolsLine(rep); !strings.Contains(line, "; an idle connection held 21.0 KB (20.0 KB–22.0 KB) of its memory over HTTP/3 against 13.0 KB (12.0 KB–14.0 KB) over HTTP/2 (") {
+		t.Errorf("README line with the idle rows: %q", line)
+	}
 
 	if strings.Contains(got, "as fast as the client asks") {
 		t.Errorf("a closed-loop table without closed-loop rows:\n%s", got)

@@ -25,7 +25,7 @@ func TestTLSCosts(t *testing.T) {
 		"| nginx/aa |",
 		"never saturated: no ceiling (client-bound)",
 		"Not measured, having no TLS (the target table): gnet, uring.",
-		"_`make bench-tls`, 2026-12-02 10:00 UTC, 3 blocks on Test CPU",
+		"_`make bench-tls`, 2026-12-02 10:00 UTC, 3 blocks, on Test CPU",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("no %q in:\n%s", want, got)
@@ -46,7 +46,7 @@ func TestTLSKeptNote(t *testing.T) {
 	}
 	got := TLSCosts(rep)
 	for _, want := range []string{
-		"2026-12-02 09:00 UTC, 3 whole blocks of all its rows, then 0 blocks of only the rows that had kept fewer than 4 (at most 3 blocks in all) on Test CPU",
+		"2026-12-02 09:00 UTC, 3 whole blocks of all its rows, then 0 blocks of only the rows that had kept fewer than 4 (at most 3 blocks in all), on Test CPU",
 		"Blocks kept: nethttp 3 of 3, nginx/aa 3 of 3.",
 		"Short of 4 when the cap stopped the run: nethttp (3), nginx/aa (3).",
 	} {

@@ -21,8 +21,8 @@ func uringNote(rep report.Report, servers []string) string {
 	if !ok || len(servers) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("_%s rows: %s, %s, %s on %s; each of their cells is %s. The other rows are the whole run's._\n",
-		strings.Join(servers, "'s and ")+"'s", uringRun, s.Date, plural(s.Rounds, "block"), s.Machine.CPU, interval(s.Rounds))
+	return fmt.Sprintf("_%s rows: %s, %s, %s%s; each of their cells is %s. The other rows are the whole run's._\n",
+		strings.Join(servers, "'s and ")+"'s", uringRun, s.Date, plural(s.Rounds, "block"), runHost(rep, s), interval(s.Rounds))
 }
 
 // uringServers are the servers, each once in order of first appearance,

@@ -17,7 +17,7 @@ func TestUringNote(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const run = ": `make bench-work PART=uring` (`bin/report -uring`), 2026-12-06 01:00 UTC, 4 blocks on AMD EPYC; each of their cells is the median with the range (min–max). The other rows are the whole run's._\n"
+	const run = ": `make bench-work PART=uring` (`bin/report -uring`), 2026-12-06 01:00 UTC, 4 blocks, on AMD EPYC; each of their cells is the median with the range (min–max). The other rows are the whole run's._\n"
 	wait := "_uring's rows" + run
 	idle := "_uring's and floor-uring's rows" + run
 	waits := WaitTables(rep)

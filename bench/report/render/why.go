@@ -59,8 +59,8 @@ func CostsWhy(rep report.Report) string {
 	if !ok {
 		s, run = rep.Sections["load"], "make bench-load"
 	}
-	fmt.Fprintf(&b, "\n_`%s`, %s, %s on %s; counted by perf on the kernel's tracepoints and from /proc while the load ran; each cell is the median of the rounds._\n",
-		run, s.Date, plural(rep.Why[0].Syscalls.N, "round"), rep.Machine.CPU)
+	fmt.Fprintf(&b, "\n_`%s`, %s, %s%s; counted by perf on the kernel's tracepoints and from /proc while the load ran; each cell is the median of the rounds._\n",
+		run, s.Date, plural(rep.Why[0].Syscalls.N, "round"), runHost(rep, s))
 	return b.String()
 }
 
