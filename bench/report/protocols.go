@@ -57,12 +57,19 @@ func HandshakeRow(row string) bool {
 	return ok && p.New
 }
 
+// NeverSaturatedMax labels a closed-loop row (bench.ProtoMax) in which
+// one client core never saturated the server's: no ceiling.
+const NeverSaturatedMax = "client-bound in every block: one client core never saturated the server's core, so no ceiling"
+
 // buildProtocols builds make bench-tls PART=h3's rows as the blocks at a fixed
 // rate are built (buildHeld), then each row's ratio to its base.
 func buildProtocols(all map[string]Samples, sections map[string]Section) []ProtoPoint {
 	held := buildHeld(all, protocolsPrefix, Coarse(sections[ProtocolsSection]), true)
 	var ps []ProtoPoint
 	for _, p := range held {
+		if p.Mode == bench.ProtoMax && p.Label != "" {
+			p.Label = NeverSaturatedMax
+		}
 		pp := ProtoPoint{Point: p, Base: ProtoBase(p.Server)}
 		if pp.Base != "" {
 			if b, ok := Find(held, pp.Base, p.Mode); ok {
