@@ -191,7 +191,8 @@ bench-readiness: build deps ## what the floors, gnet, uring and nginx ask of the
 # then 6 blocks of the other modes: pipelined, handshakes (ECDSA and RSA),
 # TLS 1.2, HTTP/2 over TLS and h2c.
 # PART=h3 (also make bench-h3): nethttp over HTTP/1.1 with TLS, HTTP/2
-# and HTTP/3 at fixed rates, into protocols.txt (bin/report -h3; ~8 min);
+# and HTTP/3 at fixed rates, into protocols.txt (bin/report -h3; 12 blocks,
+# about 20 min);
 # AGAIN=N puts it in results/again/h3-N.
 bench-tls: build deps ## TLS, HTTP/2 beside nginx, >1 h; PART=keepalive (~30 min)|handshakes|h3 (HTTP/3)
 	$(call part,keepalive handshakes h3)
