@@ -109,15 +109,22 @@ func BenchmarkIdle(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				b.ReportMetric(0, "ns/op")
-				b.ReportMetric(float64(r.Held), "held")
-				b.ReportMetric(r.PerConn, "rss-B/conn")
-				b.ReportMetric(r.IdleCPU, "idle-cpu-ms/s")
-				if r.Err != nil {
-					b.Logf("%d of %d connections held; the first lost: %v", r.Held, c, r.Err)
-				}
+				reportIdle(b, r)
 			})
 		}
+	}
+}
+
+// reportIdle reports an idle run's connections held, memory per
+// connection and CPU while quiet, and why connections were lost if any
+// were.
+func reportIdle(b *testing.B, r IdleResult) {
+	b.ReportMetric(0, "ns/op")
+	b.ReportMetric(float64(r.Held), "held")
+	b.ReportMetric(r.PerConn, "rss-B/conn")
+	b.ReportMetric(r.IdleCPU, "idle-cpu-ms/s")
+	if r.Err != nil {
+		b.Logf("%d of %d connections held; the first lost: %v", r.Held, r.Conns, r.Err)
 	}
 }
 

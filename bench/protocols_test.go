@@ -140,13 +140,7 @@ func BenchmarkProtoIdle(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			b.ReportMetric(0, "ns/op")
-			b.ReportMetric(float64(r.Held), "held")
-			b.ReportMetric(r.PerConn, "rss-B/conn")
-			b.ReportMetric(r.IdleCPU, "idle-cpu-ms/s")
-			if r.Err != nil {
-				b.Logf("%d of %d connections held; the first lost: %v", r.Held, r.Conns, r.Err)
-			}
+			reportIdle(b, r)
 		})
 	}
 }

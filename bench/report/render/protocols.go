@@ -145,11 +145,7 @@ func protoIdleTable(rep report.Report) string {
 	var b strings.Builder
 	b.WriteString("| idle connections | connections | held | memory per connection | server CPU while idle, ms per s |\n|---|--:|--:|--:|--:|\n")
 	for _, i := range rep.ProtoIdle {
-		held := median(i.Held, 0)
-		if i.Held.N > 0 && i.Held.Min < float64(i.Conns) {
-			held = fmt.Sprintf("%s (fell to %s)", held, num(i.Held.Min, 0))
-		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", cmp.Or(idleTitles[i.Server], i.Server), num(float64(i.Conns), 0), held, bytesRange(i.PerConn), spread(i.IdleCPU, 2))
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", cmp.Or(idleTitles[i.Server], i.Server), num(float64(i.Conns), 0), idleHeld(i), bytesRange(i.PerConn), spread(i.IdleCPU, 2))
 	}
 	fmt.Fprintf(&b, "\nEach connection makes its handshake, asks the page once and goes quiet; the server's resident memory grows by the figure per connection held, and its CPU while they are quiet is what its timers cost. "+
 		"Each protocol on a server started for it (Go's heap keeps what it grew to), %s, the protocols in an order that changes from block to block. "+

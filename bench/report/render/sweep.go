@@ -95,16 +95,22 @@ func IdleSection(rep report.Report) string {
 		"and its CPU over the quiet period is what its timers and sweeps cost.\n\n")
 	b.WriteString("| server | connections | held | memory per connection | idle CPU, ms per s |\n|---|--:|--:|--:|--:|\n")
 	for _, i := range rep.Idle {
-		held := median(i.Held, 0)
-		if i.Held.N > 0 && i.Held.Min < float64(i.Conns) {
-			held = fmt.Sprintf("%s (fell to %s)", held, num(i.Held.Min, 0))
-		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", i.Server, num(float64(i.Conns), 0), held, bytesRange(i.PerConn), spread(i.IdleCPU, 2))
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", i.Server, num(float64(i.Conns), 0), idleHeld(i), bytesRange(i.PerConn), spread(i.IdleCPU, 2))
 	}
 	if n := idleUringNote(rep); n != "" {
 		b.WriteString("\n" + n)
 	}
 	return b.String()
+}
+
+// idleHeld is an idle row's connections held, and the fewest held in a
+// round where some were lost.
+func idleHeld(i report.Idle) string {
+	held := median(i.Held, 0)
+	if i.Held.N > 0 && i.Held.Min < float64(i.Conns) {
+		held = fmt.Sprintf("%s (fell to %s)", held, num(i.Held.Min, 0))
+	}
+	return held
 }
 
 func bytesRange(f report.Figure) string {
