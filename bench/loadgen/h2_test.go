@@ -5,6 +5,7 @@ package loadgen
 import (
 	"context"
 	"crypto/tls"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -90,17 +91,31 @@ func TestH2KeepAlive(t *testing.T) {
 
 // TestH2Rate: -h2 at 2 000 requests a second for half a second sends
 // about a thousand, as the pacer schedules them.
+//
+// More than the schedule fails at once; fewer is tried again, up to three
+// runs in all: beside the rest of make test on two cores, a descheduled
+// client has sent 840 of 1000 in one run, and a fault of loadgen's falls
+// short in all three.
 func TestH2Rate(t *testing.T) {
-	s := newH2Server(t, 0)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	r, err := Run(ctx, Config{URL: s.url, Duration: 500 * time.Millisecond, Rate: 2000, Concurrency: 4, KeepAlive: true, H2: true, Timeout: 5 * time.Second})
-	if err != nil {
-		t.Fatal(err)
+	var short string
+	for try := 1; try <= 3; try++ {
+		s := newH2Server(t, 0)
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		r, err := Run(ctx, Config{URL: s.url, Duration: 500 * time.Millisecond, Rate: 2000, Concurrency: 4, KeepAlive: true, H2: true, Timeout: 5 * time.Second})
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Complete > 1000 || s.requests.Load() > 1001 {
+			t.Fatalf("%d complete, the server counted %d; want 1000 at most", r.Complete, s.requests.Load())
+		}
+		if r.Complete >= 990 {
+			return
+		}
+		short = fmt.Sprintf("%d complete, the server counted %d; want 990 to 1000", r.Complete, s.requests.Load())
+		t.Logf("run %d: %s", try, short)
 	}
-	if r.Complete < 990 || r.Complete > 1000 || s.requests.Load() > 1001 {
-		t.Errorf("%d complete, the server counted %d; want 990 to 1000", r.Complete, s.requests.Load())
-	}
+	t.Errorf("three runs short; the last: %s", short)
 }
 
 // TestH2NotNegotiated: a server that speaks no HTTP/2 over TLS ends the run
