@@ -231,8 +231,10 @@ func (h Host) Yardstick() (lo, hi float64) {
 }
 
 // A HostRange is a stack's ratio to nginx across hosts: the lowest and
-// highest host median, over Hosts hosts, and the lowest and highest bound
-// of the hosts' intervals.
+// highest median of any invocation recorded, over Hosts hosts, and the
+// lowest and highest bound of the hosts' intervals. Every invocation's
+// median, not each host's median of them, so that the one invocation a
+// page shows beside the range lies within it.
 type HostRange struct {
 	Stack       string
 	Lo, Hi      float64
@@ -247,9 +249,16 @@ func HostRanges(hosts []Host) []HostRange {
 	for _, s := range Order() {
 		r := HostRange{Stack: s, Lo: math.Inf(1), Hi: math.Inf(-1), Bottom: math.Inf(1), Top: math.Inf(-1)}
 		for _, h := range hosts {
-			if f, ok := h.Ratio(s); ok {
-				r.Lo, r.Hi, r.Hosts = min(r.Lo, f.Median), max(r.Hi, f.Median), r.Hosts+1
-				r.Bottom, r.Top = min(r.Bottom, f.Lo), max(r.Top, f.Hi)
+			f, ok := h.Ratio(s)
+			if !ok {
+				continue
+			}
+			r.Hosts++
+			r.Bottom, r.Top = min(r.Bottom, f.Lo), max(r.Top, f.Hi)
+			for _, run := range h.Runs {
+				if fig, ok := run.Ratios[s]; ok {
+					r.Lo, r.Hi = min(r.Lo, fig.Median), max(r.Hi, fig.Median)
+				}
 			}
 		}
 		if r.Hosts > 0 {

@@ -109,6 +109,22 @@ func TestOrderings(t *testing.T) {
 	}
 }
 
+// TestHostRangeRuns: a host's range spans every invocation's median, so
+// that one invocation shown beside it (the pick table's) lies within it,
+// though the host's own figure is the median of its invocations.
+func TestHostRangeRuns(t *testing.T) {
+	d := host("d", map[string]float64{"nethttp": 2.35})
+	d.Runs = append(d.Runs, host("", map[string]float64{"nethttp": 2.30}).Runs[0], host("", map[string]float64{"nethttp": 2.33}).Runs[0])
+	hosts := []Host{host("a", map[string]float64{"nethttp": 1.91}), d}
+	if f, _ := d.Ratio("nethttp"); f.Median != 2.33 {
+		t.Errorf("host d's median %v, want 2.33", f.Median)
+	}
+	r := HostRanges(hosts)
+	if len(r) != 1 || r[0].Lo != 1.91 || r[0].Hi != 2.35 || r[0].Hosts != 2 {
+		t.Errorf("range %+v, want 1.91-2.35 on 2 hosts", r)
+	}
+}
+
 // TestCheckSplit flags a benchmark whose user+sys is over 2 % from its
 // total, and counts only those that report the split.
 func TestCheckSplit(t *testing.T) {

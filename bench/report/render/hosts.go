@@ -20,7 +20,8 @@ func HostsSection(rep report.Report) string {
 	}
 	var b strings.Builder
 	b.WriteString("Each stack's keep-alive CPU per request over nginx's, on each host recorded under results/hosts: " +
-		"the median of the host's invocations, in brackets the lowest and highest bound of their intervals. " +
+		"the median of the host's invocations, in brackets the lowest and highest bound of their intervals; " +
+		"the range over hosts runs from the lowest to the highest median of any one invocation. " +
 		"nginx's own CPU per request is each host's yardstick.\n\n")
 	b.WriteString(hostsTable(rep.Hosts, nil))
 	b.WriteString("\n" + hostsLegend(rep.Hosts) + "\n" + orderings(rep.Hosts) + "\n" + hostsSplit(rep.Hosts))
