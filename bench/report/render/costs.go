@@ -197,11 +197,15 @@ func CostsInMemory(rep report.Report) string {
 	var b strings.Builder
 	b.WriteString("| stack | in memory, µs/req | allocs/req | over loopback, beyond the epoll floor (its loop and any router) |\n|---|--:|--:|--:|\n")
 	rows := 0
+	var missing []string
 	for _, st := range stacks() {
 		s := st.name
 		m, ok1 := memory(rep, s, "BenchmarkServeKeepAlive")
 		cpu, ok2 := cpuOf(rep, s, "keepalive")
 		if !ok1 || !ok2 {
+			if ok2 {
+				missing = append(missing, s)
+			}
 			continue
 		}
 		us := report.Figure{}
@@ -214,7 +218,34 @@ func CostsInMemory(rep report.Report) string {
 	if rows == 0 {
 		return ""
 	}
-	return b.String()
+	return b.String() + noMemoryRow(missing)
+}
+
+// whyNoLoop says, for the servers whose loop has no in-memory benchmark,
+// why not, so that a table without their rows says so.
+var whyNoLoop = map[string]string{
+	"hertz": "netpoll serves only a listener with a file descriptor, so hertz's loop cannot run over a fake connection (servers/hertz/bench_test.go)",
+	"fcgi":  "its in-memory benchmarks run the application's side of the FastCGI hop alone, without lighttpd, which is not a loop answering HTTP",
+}
+
+// noMemoryRow is the line under an in-memory table naming the servers it
+// has no row for and why; "" where it lacks none.
+func noMemoryRow(servers []string) string {
+	var why, unrun []string
+	for _, s := range servers {
+		if w, ok := whyNoLoop[s]; ok {
+			why = append(why, s+": "+w)
+		} else {
+			unrun = append(unrun, s)
+		}
+	}
+	if len(unrun) > 0 {
+		why = append(why, strings.Join(unrun, ", ")+": this run has no in-memory figure for them")
+	}
+	if len(why) == 0 {
+		return ""
+	}
+	return "\nNo row for " + strings.Join(why, "; ") + ".\n"
 }
 
 // memory returns a stack's in-memory benchmark.

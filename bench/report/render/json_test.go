@@ -74,3 +74,30 @@ func TestUnpaired(t *testing.T) {
 		t.Error("a difference with an empty figure is not empty")
 	}
 }
+
+// TestCostsJSON checks the in-memory JSON table: fcgi set beside its own
+// application benchmark (it has no page loop of its own), and a server
+// with neither benchmark named under the table with the reason.
+func TestCostsJSON(t *testing.T) {
+	ten := func(x float64) report.Figure {
+		return bench.FigureOf([]float64{x, x, x, x, x, x + 10, x + 10, x + 10, x + 10, x + 10})
+	}
+	mem := func(stack, b string, ns float64) report.Memory {
+		return report.Memory{Stack: stack, Benchmark: b, NsOp: ten(ns), AllocsOp: ten(1)}
+	}
+	rep := report.Report{Sections: map[string]report.Section{"ceilings": {Date: "d"}}, InMemory: []report.Memory{
+		mem("gnet", "BenchmarkServeKeepAlive", 250), mem("gnet", "BenchmarkServeJSON", 490),
+		mem("fcgi", "BenchmarkKeepConn", 3000), mem("fcgi", "BenchmarkServeJSON", 3400),
+	}}
+	got := CostsJSON(rep)
+	for _, want := range []string{
+		"| gnet | `json.Marshal`: encoding/json | 255 (250–260) | 495 (490–500) | 240 (230–250) |",
+		"| fcgi, the application alone (no lighttpd) | `json.NewEncoder(&b).Encode`: encoding/json, 28 bytes | 3005 (3000–3010) | 3405 (3400–3410) | 400 (390–410) |",
+		"No row for hertz: netpoll serves only a listener with a file descriptor",
+		"; nethttp, fasthttp, fiber, gin, echo, chi, uring: this run has no in-memory figure for them.",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the in-memory JSON table lacks %q:\n%s", want, got)
+		}
+	}
+}
