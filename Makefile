@@ -192,12 +192,12 @@ bench-readiness: build deps ## what the floors, gnet, uring and nginx ask of the
 # TLS 1.2, HTTP/2 over TLS and h2c.
 # PART=h3 (also make bench-h3): nethttp over HTTP/1.1 with TLS, HTTP/2
 # and HTTP/3 at fixed rates, into protocols.txt (bin/report -h3; 12 blocks,
-# about 20 min);
-# AGAIN=N puts it in results/again/h3-N.
+# about 20 min); AGAIN=N puts it in results/again/h3-N, and
+# results/h3-agreement.md sets the invocations side by side.
 bench-tls: build deps ## TLS, HTTP/2 beside nginx, >1 h; PART=keepalive (~30 min)|handshakes|h3 (HTTP/3)
 	$(call part,keepalive handshakes h3)
 	bin/report $(RUNFLAGS) $(if $(filter h3,$(PART)),-h3 $(call out,h3-),-tls$(if $(PART),-$(PART)) $(call out,tls-))
-	$(if $(filter h3,$(PART)),,$(call agree,tls-,-agree-tls,tls-agreement.md))
+	$(if $(filter h3,$(PART)),$(call agree,h3-,-agree-h3,h3-agreement.md),$(call agree,tls-,-agree-tls,tls-agreement.md))
 
 bench-h3:
 	$(MAKE) bench-tls PART=h3 $(if $(AGAIN),AGAIN=$(AGAIN))

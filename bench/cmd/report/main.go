@@ -144,6 +144,7 @@ func main() {
 	agreeDirs := flag.String("agree", "", "compare the ceilings of several runs' output `directories` (comma-separated) and print the comparison; nothing is run")
 	agreeLoadDirs := flag.String("agree-load", "", "compare make bench-load's figures in several runs' output `directories` (comma-separated) and print it; nothing is run")
 	agreeTLSDirs := flag.String("agree-tls", "", "compare make bench-tls's ratios to nginx over TLS and handshake costs in several runs' output `directories` (comma-separated) and print them; nothing is run")
+	agreeH3Dirs := flag.String("agree-h3", "", "compare make bench-tls PART=h3's ratios to HTTP/2, CPU per new connection and idle memory in several runs' output `directories` (comma-separated) and print them; nothing is run")
 	agreeLatencyDirs := flag.String("agree-latency", "", "compare make bench-latency's p99 at the common rate in several runs' output `directories` (comma-separated) and print it; nothing is run")
 	newConnRun := flag.Bool("newconn", false, "run every server and nginx on a new connection per request at -conn-rate, beside a reference nginx at the same rate, in -newconn-blocks blocks, into newconn.txt first")
 	// As the ceilings': only the host's usual level counts, about half the blocks.
@@ -188,6 +189,10 @@ func main() {
 	}
 	if *agreeTLSDirs != "" {
 		printed(render.AgreeTLS(strings.Split(*agreeTLSDirs, ",")))
+		return
+	}
+	if *agreeH3Dirs != "" {
+		printed(render.AgreeH3(strings.Split(*agreeH3Dirs, ",")))
 		return
 	}
 	if *agreeLatencyDirs != "" {

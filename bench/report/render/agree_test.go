@@ -73,6 +73,67 @@ func TestAgree(t *testing.T) {
 	}
 }
 
+// TestAgreeLevels: where one invocation's usual reference in a mode is
+// more than 10 % from another's, the mode's table says the host ran at
+// another level; within it, nothing is said.
+func TestAgreeLevels(t *testing.T) {
+	gin := bench.Spread{Median: 2, Lo: 1.98, Hi: 2.02, N: 20}
+	var dirs []string
+	for _, usual := range []float64{7.81, 5.23, 7.74} {
+		rep := report.Report{Sections: map[string]report.Section{"ceilings": {Date: "2026-12-04 10:00 UTC", Rounds: 20}},
+			Usual: map[string]float64{"keepalive": 7.9, "json": usual}}
+		for _, mode := range []string{"keepalive", "json"} {
+			rep.Ceilings = append(rep.Ceilings, report.Point{Server: "gin", Mode: mode, CPUVsNginx: &report.Figure{Spread: gin}})
+		}
+		dirs = append(dirs, resultsDir(t, rep))
+	}
+	got, err := Agree(dirs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "nginx's usual CPU per request in this mode was 7.81, 5.23, 7.74 µs in invocations 1 to 3."
+	if strings.Count(got, "The host's usual level was not the same") != 1 || !strings.Contains(got, want) {
+		t.Errorf("agree should say once, under json, that the level moved (%q):\n%s", want, got)
+	}
+	if i, j := strings.Index(got, "## JSON"), strings.Index(got, want); i < 0 || j < i {
+		t.Errorf("the level line is not under the JSON table:\n%s", got)
+	}
+}
+
+// TestAgreeOtherHost: two invocations on a host other than the first's
+// are compared with each other under a heading of their own, in the
+// modes they measured; one alone on a third host is only listed.
+func TestAgreeOtherHost(t *testing.T) {
+	inv := func(cpu string, mode string, gin float64) string {
+		rep := report.Report{Sections: map[string]report.Section{"ceilings": {Date: "2026-12-06 22:00 UTC", Rounds: 26,
+			Machine: report.Machine{CPU: cpu, Cores: 2, Kernel: "Linux 6.18"}}}}
+		for _, server := range []string{report.Twin, "gin"} {
+			v := map[string]float64{report.Twin: 1, "gin": gin}[server]
+			rep.Ceilings = append(rep.Ceilings, report.Point{Server: server, Mode: mode,
+				CPUVsNginx: &report.Figure{Spread: bench.Spread{Median: v, Lo: v - .01, Hi: v + .01, N: 26}}})
+		}
+		return resultsDir(t, rep)
+	}
+	got, err := Agree([]string{inv("D", "keepalive", 2.3), inv("D", "keepalive", 2.31), inv("E", "json", 2.0), inv("F", "json", 2.2), inv("E", "json", 2.01)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"| gin | 2.300 (2.290–2.310) | 2.310 (2.300–2.320) |",
+		"Left out, run on another host than the first:\n\n- `",
+		"## Another host\n\nThese invocations ran on E (2 cores)",
+		"### JSON: keep-alive to /json, 50 connections (nginx answers a fixed string)",
+		"| gin | 2.000 (1.990–2.010) | 2.010 (2.000–2.020) |",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("agree lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "ran on F") || strings.Contains(got, "### Keep-alive") {
+		t.Errorf("a host with one invocation, or a mode none measured there, has a table:\n%s", got)
+	}
+}
+
 // TestAgreeTLS checks the TLS rows of separate invocations side by side:
 // the ratio to nginx with its client and half-width, the reference nginx
 // left out of the ratios, and the handshake costs of nethttp and nginx.
@@ -176,4 +237,44 @@ func blockCommands(n int) []string {
 		cmds = append(cmds, fmt.Sprintf("go test -bench ^BenchmarkTLS$ ./bench -args -for 300ms -block %d", k))
 	}
 	return cmds
+}
+
+// TestAgreeH3 sets two invocations of make bench-tls PART=h3 side by side
+// and sorts the rows measured by whether every invocation resolved them:
+// HTTP/3's ratio at ±13 % in the second misses ±5 %, the A/A and the
+// handshake meet theirs, and rows neither measured are not judged.
+func TestAgreeH3(t *testing.T) {
+	fig := func(med, lo, hi float64) *report.Figure {
+		return &report.Figure{Spread: bench.Spread{Median: med, Lo: lo, Hi: hi, N: 12}}
+	}
+	var dirs []string
+	for i, h3 := range []*report.Figure{fig(1.60, 1.55, 1.65), fig(1.58, 1.40, 1.80)} {
+		rep := report.Report{Sections: map[string]report.Section{report.ProtocolsSection: {Date: fmt.Sprintf("2026-12-06 2%d:00 UTC", i), Rounds: 12}}}
+		rep.Protocols = []report.ProtoPoint{
+			{Point: report.Point{Server: "h2-1", Mode: "rate=5000", CPU: *fig(60, 58, 62)}},
+			{Point: report.Point{Server: "h2-1" + bench.TwinSuffix, Mode: "rate=5000", CPU: *fig(60, 58, 62)}, Base: "h2-1", VsBase: fig(1.00, 0.98, 1.02)},
+			{Point: report.Point{Server: "h3-1", Mode: "rate=5000", CPU: *fig(96, 90, 100)}, Base: "h2-1", VsBase: h3},
+			{Point: report.Point{Server: "h3-full", Mode: "rate=1000", CPU: *fig(600+float64(10*i), 580, 630)}, Base: "h1-tls-full"},
+		}
+		rep.ProtoIdle = []report.Idle{{Server: "h3", Conns: 2000, PerConn: bench.FigureOf([]float64{72 << 10, 73 << 10, 74 << 10})}}
+		dirs = append(dirs, resultsDir(t, rep))
+	}
+	got, err := AgreeH3(dirs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"| HTTP/3, 1 stream at 5000 req/s | 1.60 (1.55–1.65)",
+		"| HTTP/2, 1 stream, A/A twin at 5000 req/s | 1.00 (0.98–1.02)",
+		"| HTTP/3, full handshake | 600.0 (580.0–630.0)",
+		"| HTTP/3 | 73.0",
+		"in every invocation: HTTP/2, 1 stream, A/A twin at 5000 req/s; HTTP/3, full handshake. Not: HTTP/3, 1 stream at 5000 req/s.",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the HTTP/3 agreement lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "HTTP/3, resumed |") || strings.Contains(got, "16 streams at") {
+		t.Errorf("a row no invocation measured has a line:\n%s", got)
+	}
 }

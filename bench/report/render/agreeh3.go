@@ -1,0 +1,137 @@
+package render
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"hellobench/bench"
+	"hellobench/bench/report"
+)
+
+// The resolutions make bench-tls PART=h3 aims at are make bench-tls's
+// (tls.go): a protocol's ratio to HTTP/2 within tlsTarget, HTTP/2's A/A
+// within aaTarget, a connection's CPU within handshakeTarget.
+
+// AgreeH3 sets make bench-tls PART=h3's figures from separate invocations
+// side by side: each protocol's ratio to HTTP/2 at each fixed rate, the
+// CPU per new connection, and the memory per idle connection, with each
+// interval's half-width, and says which rows met the resolution aimed at
+// in every invocation.
+func AgreeH3(dirs []string) (string, error) {
+	reps, b, err := agreeIntro(dirs, "HTTP/3 repeated: separate invocations of make bench-tls PART=h3", "-agree-h3",
+		report.ProtocolsSection, "block", "make bench-tls PART=h3 rows", func(r report.Report) bool { return len(r.Protocols) > 0 })
+	if err != nil {
+		return "", err
+	}
+	if len(reps) < 2 {
+		return b.String(), nil
+	}
+	fmt.Fprintf(b, "\nEach cell is %s and its half-width over the median; the last column is the invocations' medians' spread, half their range over their median.\n",
+		interval(reps[0].Sections[report.ProtocolsSection].Rounds))
+	var met, unmet []string
+	// judge files a row measured by some invocation under met where every
+	// invocation resolved it to target over lineBlocks blocks or more, else
+	// under unmet (a rate not held, or held in too few blocks, counts as
+	// not resolved: the interval of 2 or 3 blocks is their range).
+	judge := func(name string, target float64, has func(report.Report) bool, get func(report.Report) *report.Figure) {
+		if !slices.ContainsFunc(reps, has) {
+			return
+		}
+		for _, r := range reps {
+			if f := get(r); f == nil || f.N < lineBlocks || f.HalfWidth() > target {
+				unmet = append(unmet, name)
+				return
+			}
+		}
+		met = append(met, name)
+	}
+
+	b.WriteString("\n## CPU per request as a ratio to HTTP/2 with as many streams, at fixed rates\n\n")
+	b.WriteString(agreeHead(len(reps), "medians' spread"))
+	for _, rate := range protoRates(reps[0]) {
+		for _, row := range []string{"h1-tls", "h2-1" + bench.TwinSuffix, "h3-1", "h3-16"} {
+			name := fmt.Sprintf("%s at %s req/s", protoTitle(row), num(float64(report.ProtoRate(rate)), 0))
+			has := func(r report.Report) bool { _, ok := findProto(r, row, rate); return ok }
+			get := func(r report.Report) *report.Figure {
+				if p, ok := findProto(r, row, rate); ok && p.Label == "" {
+					return p.VsBase
+				}
+				return nil
+			}
+			agreeRow(b, name, len(reps), figText(reps, get, 2), nil)
+			if target := tlsTarget; row != "h1-tls" {
+				if row == "h2-1"+bench.TwinSuffix {
+					target = aaTarget
+				}
+				judge(name, target, has, get)
+			}
+		}
+	}
+
+	b.WriteString("\n## Server CPU per new connection, µs\n\n")
+	b.WriteString(agreeHead(len(reps), "medians' spread"))
+	for _, h := range handshakeRows {
+		has := func(r report.Report) bool { _, ok := findHandshake(r, h.row); return ok }
+		get := func(r report.Report) *report.Figure {
+			if p, ok := findHandshake(r, h.row); ok && p.Label == "" {
+				return &p.CPU
+			}
+			return nil
+		}
+		agreeRow(b, h.title, len(reps), figText(reps, get, 1), nil)
+		judge(h.title, handshakeTarget, has, get)
+	}
+
+	b.WriteString("\n## Server memory per idle connection, KB\n\n")
+	b.WriteString(agreeHead(len(reps), "medians' spread"))
+	for _, p := range reps[0].ProtoIdle {
+		get := func(r report.Report) *report.Figure {
+			for _, q := range r.ProtoIdle {
+				if q.Server == p.Server && q.Conns == p.Conns {
+					kb := scale(q.PerConn, 1.0/1024) // as the idle tables count a KB
+					return &kb
+				}
+			}
+			return nil
+		}
+		agreeRow(b, cmp.Or(idleTitles[p.Server], p.Server), len(reps), figText(reps, get, 1), nil)
+	}
+
+	fmt.Fprintf(b, "\nResolved as aimed (a ratio ±%.0f %%, HTTP/2's A/A ±%.0f %%, a connection's CPU ±%.0f %%) in every invocation: %s. Not: %s.\n",
+		100*tlsTarget, 100*aaTarget, 100*handshakeTarget, listOrNone(met), listOrNone(unmet))
+	return b.String(), nil
+}
+
+// figText adapts get to agreeRow: report i's figure and its text.
+func figText(reps []report.Report, get func(report.Report) *report.Figure, prec int) func(int) (*report.Figure, string) {
+	return func(i int) (*report.Figure, string) {
+		f := get(reps[i])
+		if f == nil {
+			return nil, ""
+		}
+		return f, bench.FormatFigure(*f, prec)
+	}
+}
+
+// protoTitle is a keep-alive row's title, HTTP/2's twin named as such;
+// the row itself where it has none.
+func protoTitle(row string) string {
+	if r, ok := strings.CutSuffix(row, bench.TwinSuffix); ok {
+		return protoTitle(r) + ", A/A twin"
+	}
+	for _, t := range protoTitles {
+		if t.row == row {
+			return t.title
+		}
+	}
+	return row
+}
+
+func listOrNone(s []string) string {
+	if len(s) == 0 {
+		return "none"
+	}
+	return strings.Join(s, "; ")
+}
