@@ -267,6 +267,10 @@ func protoSource(rep report.Report) string {
 // from make bench-tls PART=h3's highest rate at which HTTP/3 and HTTP/1.1 held
 // (the busiest, so the steadiest): HTTP/3 with one stream a connection
 // against HTTP/2 and against HTTP/1.1 over TLS.
+// lineBlocks is the fewest blocks a figure in the README's line takes: an
+// interval over fewer is the blocks' whole range, or none.
+const lineBlocks = 6
+
 func ProtocolsLine(rep report.Report) string {
 	rates := protoRates(rep)
 	slices.Reverse(rates)
@@ -278,8 +282,16 @@ func ProtocolsLine(rep report.Report) string {
 		}
 		vsH1 := bench.Ratio(report.BlockCPU(h3.Point), report.BlockCPU(h1.Point))
 		full := ""
-		if p, ok := findHandshake(rep, "h3-full"); ok && p.Label == "" && p.VsBase != nil && p.VsBase.N > 0 {
-			full = fmt.Sprintf("; a new connection with a full handshake cost it %s times one over TCP and TLS", spread(*p.VsBase, 2))
+		if p, ok := findHandshake(rep, "h3-full"); ok {
+			if p.Label == "" && p.VsBase != nil && p.VsBase.N >= lineBlocks {
+				full = fmt.Sprintf("; a new connection with a full handshake cost it %s times one over TCP and TLS", spread(*p.VsBase, 2))
+			} else {
+				held := 0
+				for _, h := range p.Saturated {
+					held += b2i(h)
+				}
+				full = fmt.Sprintf("; a full QUIC handshake's cost needs %d blocks with its rate held, and this run has %d (of %s)", lineBlocks, held, plural(len(p.Saturated), "block"))
+			}
 		}
 		return fmt.Sprintf("HTTP/3 (quic-go) cost nethttp %s times its CPU per request over HTTP/2 and %s times its HTTP/1.1-over-TLS figure, at %s req/s, one request at a time on each of 50 connections%s%s ([bench/COSTS.md](bench/COSTS.md#12-http3-against-http2-and-http11-over-tls), `make bench-tls PART=h3`, %s).\n",
 			spread(*h3.VsBase, 2), spread(vsH1, 2), num(float64(report.ProtoRate(rate)), 0), full, idleClause(rep), rep.Sections[report.ProtocolsSection].Date)
