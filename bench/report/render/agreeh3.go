@@ -10,15 +10,12 @@ import (
 	"hellobench/bench/report"
 )
 
-// The resolutions make bench-tls PART=h3 aims at are make bench-tls's
-// (tls.go): a protocol's ratio to HTTP/2 within tlsTarget, HTTP/2's A/A
-// within aaTarget, a connection's CPU within handshakeTarget.
-
 // AgreeH3 sets make bench-tls PART=h3's figures from separate invocations
 // side by side: each protocol's ratio to HTTP/2 at each fixed rate, the
 // CPU per new connection, and the memory per idle connection, with each
-// interval's half-width, and says which rows met the resolution aimed at
-// in every invocation.
+// interval's half-width, and says which rows every invocation resolved as
+// make bench-tls aims (tls.go: a ratio within tlsTarget, HTTP/2's A/A
+// within aaTarget, a connection's CPU within handshakeTarget).
 func AgreeH3(dirs []string) (string, error) {
 	reps, b, err := agreeIntro(dirs, "HTTP/3 repeated: separate invocations of make bench-tls PART=h3", "-agree-h3",
 		report.ProtocolsSection, "block", "make bench-tls PART=h3 rows", func(r report.Report) bool { return len(r.Protocols) > 0 })
@@ -30,27 +27,46 @@ func AgreeH3(dirs []string) (string, error) {
 	}
 	fmt.Fprintf(b, "\nEach cell is %s and its half-width over the median; the last column is the invocations' medians' spread, half their range over their median.\n",
 		interval(reps[0].Sections[report.ProtocolsSection].Rounds))
-	var met, unmet []string
-	// judge files a row measured by some invocation under met where every
-	// invocation resolved it to target over lineBlocks blocks or more, else
-	// under unmet (a rate not held, or held in too few blocks, counts as
-	// not resolved: the interval of 2 or 3 blocks is their range).
-	judge := func(name string, target float64, has func(report.Report) bool, get func(report.Report) *report.Figure) {
-		if !slices.ContainsFunc(reps, has) {
+	v := &h3Verdict{reps: reps}
+	agreeH3Rates(b, v)
+	agreeH3Handshakes(b, v)
+	agreeH3Idle(b, reps)
+	fmt.Fprintf(b, "\nResolved as aimed (a ratio ±%.0f %%, HTTP/2's A/A ±%.0f %%, a connection's CPU ±%.0f %%) in every invocation: %s. Not: %s.\n",
+		100*tlsTarget, 100*aaTarget, 100*handshakeTarget, listOrNone(v.met), listOrNone(v.unmet))
+	return b.String(), nil
+}
+
+// An h3Verdict sorts the rows the invocations measured by whether every
+// one of them resolved the row as aimed.
+type h3Verdict struct {
+	reps       []report.Report
+	met, unmet []string
+}
+
+// judge files a row some invocation measured (has) under met where every
+// invocation resolved it within target over lineBlocks blocks or more,
+// else under unmet: a rate not held, or held in too few blocks (whose
+// interval is merely their range), is not resolved.
+func (v *h3Verdict) judge(name string, target float64, has func(report.Report) bool, get func(report.Report) *report.Figure) {
+	if !slices.ContainsFunc(v.reps, has) {
+		return
+	}
+	for _, r := range v.reps {
+		if f := get(r); f == nil || f.N < lineBlocks || f.HalfWidth() > target {
+			v.unmet = append(v.unmet, name)
 			return
 		}
-		for _, r := range reps {
-			if f := get(r); f == nil || f.N < lineBlocks || f.HalfWidth() > target {
-				unmet = append(unmet, name)
-				return
-			}
-		}
-		met = append(met, name)
 	}
+	v.met = append(v.met, name)
+}
 
+// agreeH3Rates is each keep-alive row's ratio to its HTTP/2 row at each
+// fixed rate; HTTP/1.1's is shown but aimed at by no target.
+func agreeH3Rates(b *strings.Builder, v *h3Verdict) {
 	b.WriteString("\n## CPU per request as a ratio to HTTP/2 with as many streams, at fixed rates\n\n")
-	b.WriteString(agreeHead(len(reps), "medians' spread"))
-	for _, rate := range protoRates(reps[0]) {
+	b.WriteString(agreeHead(len(v.reps), "medians' spread"))
+	targets := map[string]float64{"h2-1" + bench.TwinSuffix: aaTarget, "h3-1": tlsTarget, "h3-16": tlsTarget}
+	for _, rate := range protoRates(v.reps[0]) {
 		for _, row := range []string{"h1-tls", "h2-1" + bench.TwinSuffix, "h3-1", "h3-16"} {
 			name := fmt.Sprintf("%s at %s req/s", protoTitle(row), num(float64(report.ProtoRate(rate)), 0))
 			has := func(r report.Report) bool { _, ok := findProto(r, row, rate); return ok }
@@ -60,18 +76,19 @@ func AgreeH3(dirs []string) (string, error) {
 				}
 				return nil
 			}
-			agreeRow(b, name, len(reps), figText(reps, get, 2), nil)
-			if target := tlsTarget; row != "h1-tls" {
-				if row == "h2-1"+bench.TwinSuffix {
-					target = aaTarget
-				}
-				judge(name, target, has, get)
+			agreeRow(b, name, len(v.reps), figText(v.reps, get, 2), nil)
+			if target, ok := targets[row]; ok {
+				v.judge(name, target, has, get)
 			}
 		}
 	}
+}
 
+// agreeH3Handshakes is the server's CPU per new connection in each
+// handshake row.
+func agreeH3Handshakes(b *strings.Builder, v *h3Verdict) {
 	b.WriteString("\n## Server CPU per new connection, µs\n\n")
-	b.WriteString(agreeHead(len(reps), "medians' spread"))
+	b.WriteString(agreeHead(len(v.reps), "medians' spread"))
 	for _, h := range handshakeRows {
 		has := func(r report.Report) bool { _, ok := findHandshake(r, h.row); return ok }
 		get := func(r report.Report) *report.Figure {
@@ -80,17 +97,21 @@ func AgreeH3(dirs []string) (string, error) {
 			}
 			return nil
 		}
-		agreeRow(b, h.title, len(reps), figText(reps, get, 1), nil)
-		judge(h.title, handshakeTarget, has, get)
+		agreeRow(b, h.title, len(v.reps), figText(v.reps, get, 1), nil)
+		v.judge(h.title, handshakeTarget, has, get)
 	}
+}
 
+// agreeH3Idle is the server's memory per idle connection in each
+// protocol, in KB as the idle tables count them (1024 bytes).
+func agreeH3Idle(b *strings.Builder, reps []report.Report) {
 	b.WriteString("\n## Server memory per idle connection, KB\n\n")
 	b.WriteString(agreeHead(len(reps), "medians' spread"))
 	for _, p := range reps[0].ProtoIdle {
 		get := func(r report.Report) *report.Figure {
 			for _, q := range r.ProtoIdle {
 				if q.Server == p.Server && q.Conns == p.Conns {
-					kb := scale(q.PerConn, 1.0/1024) // as the idle tables count a KB
+					kb := scale(q.PerConn, 1.0/1024)
 					return &kb
 				}
 			}
@@ -98,10 +119,6 @@ func AgreeH3(dirs []string) (string, error) {
 		}
 		agreeRow(b, cmp.Or(idleTitles[p.Server], p.Server), len(reps), figText(reps, get, 1), nil)
 	}
-
-	fmt.Fprintf(b, "\nResolved as aimed (a ratio ±%.0f %%, HTTP/2's A/A ±%.0f %%, a connection's CPU ±%.0f %%) in every invocation: %s. Not: %s.\n",
-		100*tlsTarget, 100*aaTarget, 100*handshakeTarget, listOrNone(met), listOrNone(unmet))
-	return b.String(), nil
 }
 
 // figText adapts get to agreeRow: report i's figure and its text.
