@@ -185,3 +185,27 @@ func TestAtLoadCommands(t *testing.T) {
 		t.Errorf("quick: %q", quick)
 	}
 }
+
+// TestKeepAliveCeilingsQuick: a full run's shares come from saturated
+// ceilings alone; a smoke run lets a server left short of saturated stand
+// in at the rate it reached, so that nginx, the reference of the benches
+// after it, is not missing.
+func TestKeepAliveCeilingsQuick(t *testing.T) {
+	body := "# date: 2026-12-06 23:51 UTC\n# rounds: 1\n%spkg: hellobench/bench\n" +
+		"BenchmarkCeiling/nginx/keepalive-2 \t 1\t 96.6 cpu-%%\t 72 client-cpu-%%\t 11.29 cpu-us/req\t 85620 req/s\t 0 saturated\n" +
+		"BenchmarkCeiling/gnet/keepalive-2 \t 1\t 99.5 cpu-%%\t 60 client-cpu-%%\t 8.00 cpu-us/req\t 120000 req/s\t 1 saturated\n"
+	dir := t.TempDir()
+	for _, c := range []struct{ header, want string }{
+		{"", "gnet=125000"},
+		{"# quick: a smoke run, not for publishing\n", "gnet=125000,nginx=85620"},
+	} {
+		file := filepath.Join(dir, "bench.txt")
+		if err := os.WriteFile(file, fmt.Appendf(nil, body, c.header), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got, err := keepAliveCeilings(file)
+		if err != nil || got != c.want {
+			t.Errorf("ceilings with header %q: %q, %v; want %q", c.header, got, err, c.want)
+		}
+	}
+}
