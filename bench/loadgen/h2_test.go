@@ -97,25 +97,22 @@ func TestH2KeepAlive(t *testing.T) {
 // client has sent 840 of 1000 in one run, and a fault of loadgen's falls
 // short in all three.
 func TestH2Rate(t *testing.T) {
-	var short string
-	for try := 1; try <= 3; try++ {
+	tryRuns(t, 3, 0, func() string {
 		s := newH2Server(t, 0)
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
 		r, err := Run(ctx, Config{URL: s.url, Duration: 500 * time.Millisecond, Rate: 2000, Concurrency: 4, KeepAlive: true, H2: true, Timeout: 5 * time.Second})
-		cancel()
 		if err != nil {
 			t.Fatal(err)
 		}
 		if r.Complete > 1000 || s.requests.Load() > 1001 {
 			t.Fatalf("%d complete, the server counted %d; want 1000 at most", r.Complete, s.requests.Load())
 		}
-		if r.Complete >= 990 {
-			return
+		if r.Complete < 990 {
+			return fmt.Sprintf("%d complete, the server counted %d; want 990 to 1000", r.Complete, s.requests.Load())
 		}
-		short = fmt.Sprintf("%d complete, the server counted %d; want 990 to 1000", r.Complete, s.requests.Load())
-		t.Logf("run %d: %s", try, short)
-	}
-	t.Errorf("three runs short; the last: %s", short)
+		return ""
+	})
 }
 
 // TestH2NotNegotiated: a server that speaks no HTTP/2 over TLS ends the run

@@ -138,17 +138,8 @@ func atLeast(h *hdrhistogram.Histogram, v time.Duration) int64 {
 // test on two cores, three in a row have met the client descheduled for
 // 100 ms; a fault of loadgen's fails all six.
 func TestSlowedServer(t *testing.T) {
-	const tries = 6
 	eachEngine(t, func(t *testing.T, engine string) {
-		var noise []string
-		for try := 1; try <= tries; try++ {
-			if noise = slowedRun(t, engine); len(noise) == 0 {
-				return
-			}
-			t.Logf("run %d: %s", try, strings.Join(noise, "; "))
-			time.Sleep(time.Second)
-		}
-		t.Errorf("%d runs out of bounds; the last: %s", tries, strings.Join(noise, "; "))
+		tryRuns(t, 6, time.Second, func() string { return strings.Join(slowedRun(t, engine), "; ") })
 	})
 }
 

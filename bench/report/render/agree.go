@@ -25,8 +25,7 @@ func Agree(dirs []string) (string, error) {
 	var single []string
 	for _, g := range groups[1:] {
 		if len(g) == 1 {
-			s := reps[g[0]].Sections["ceilings"]
-			single = append(single, fmt.Sprintf("`%s`, %s, %s, %s", dirs[g[0]], s.Date, hostOf(s.Machine), plural(s.Rounds, "block")))
+			single = append(single, invocationLine(dirs[g[0]], reps[g[0]].Sections["ceilings"], "block"))
 		}
 	}
 	pick := func(g []int) ([]report.Report, []string) {

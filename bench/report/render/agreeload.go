@@ -286,20 +286,25 @@ func agreeIntro(dirs []string, title, flag, section, unit, what string, has func
 }
 
 // sameHost splits the invocations into those run on the first one's host
-// (by report.HostKey of the section's machine), with their directories,
-// and a line for each of the others: two hosts' figures are two figures,
-// not one measured twice.
+// (hostGroups' first group), with their directories, and a line for each
+// of the others: two hosts' figures are two figures, not one measured
+// twice.
 func sameHost(reps []report.Report, dirs []string, section, unit string) (kept []report.Report, keptDirs, other []string) {
-	first := report.HostKey(reps[0].Sections[section].Machine)
-	for i, r := range reps {
-		s := r.Sections[section]
-		if report.HostKey(s.Machine) != first {
-			other = append(other, fmt.Sprintf("`%s`, %s, %s, %s", dirs[i], s.Date, hostOf(s.Machine), plural(s.Rounds, unit)))
-			continue
+	for gi, g := range hostGroups(reps, section) {
+		for _, i := range g {
+			if gi > 0 {
+				other = append(other, invocationLine(dirs[i], reps[i].Sections[section], unit))
+				continue
+			}
+			kept, keptDirs = append(kept, reps[i]), append(keptDirs, dirs[i])
 		}
-		kept, keptDirs = append(kept, r), append(keptDirs, dirs[i])
 	}
 	return kept, keptDirs, other
+}
+
+// invocationLine names one invocation: its directory, date, host and blocks.
+func invocationLine(dir string, s report.Section, unit string) string {
+	return fmt.Sprintf("`%s`, %s, %s, %s", dir, s.Date, hostOf(s.Machine), plural(s.Rounds, unit))
 }
 
 // leftOut lists the invocations sameHost left out and, with fewer than two

@@ -263,14 +263,14 @@ func protoSource(rep report.Report) string {
 		s.Date, plural(s.Rounds, "block"), runHost(rep, s), interval(s.Rounds), udp)
 }
 
-// ProtocolsLine is the README's sentence on what HTTP/3 costs a Go server,
-// from make bench-tls PART=h3's highest rate at which HTTP/3 and HTTP/1.1 held
-// (the busiest, so the steadiest): HTTP/3 with one stream a connection
-// against HTTP/2 and against HTTP/1.1 over TLS.
 // lineBlocks is the fewest blocks a figure in the README's line takes: an
 // interval over fewer is the blocks' whole range, or none.
 const lineBlocks = 6
 
+// ProtocolsLine is the README's sentence on what HTTP/3 costs a Go server,
+// from make bench-tls PART=h3's highest rate at which HTTP/3 and HTTP/1.1 held
+// (the busiest, so the steadiest): HTTP/3 with one stream a connection
+// against HTTP/2 and against HTTP/1.1 over TLS.
 func ProtocolsLine(rep report.Report) string {
 	rates := protoRates(rep)
 	slices.Reverse(rates)
