@@ -12,23 +12,20 @@ import (
 // TestSeesAStall holds CPU 0 with a real-time busy thread of a higher
 // priority for 30 ms while a sleeper measures it: the sleeper cannot run
 // while it spins, and must report a wake-up late by a good part of that.
+//
+// The hold is tried up to three times: beside the rest of make test, one
+// run saw its longest stall at 3.6 ms, the hold not taking the CPU from
+// the sleeper (the package passes alone); a meter that misses stalls
+// misses all three.
 func TestSeesAStall(t *testing.T) {
 	const hold = 30 * time.Millisecond
-	m, err := Start([]int{0}, time.Millisecond)
-	if err != nil {
-		t.Fatal(err)
+	var r Result
+	for try := 1; try <= 3; try++ {
+		if r = holdOnce(t, hold); r.Max >= hold/3 {
+			break
+		}
+		t.Logf("run %d: the longest stall seen is %v", try, r.Max)
 	}
-	time.Sleep(50 * time.Millisecond)
-	if err := spin(0, hold); err != nil {
-		m.Stop()
-		t.Skipf("no real-time thread here to stall the CPU with: %v", err)
-	}
-	time.Sleep(50 * time.Millisecond)
-	rs := m.Stop()
-	if len(rs) != 1 || rs[0].CPU != 0 {
-		t.Fatalf("results %+v; want one, of CPU 0", rs)
-	}
-	r := rs[0]
 	t.Logf("CPU 0: %d wake-ups, late by p50 %v, p99 %v, p99.9 %v, max %v", r.Wakeups, r.P50, r.P99, r.P999, r.Max)
 	// 130 ms of 1 ms sleeps, one of them held up by 30 ms.
 	if os.Geteuid() == 0 && !r.RealTime {
@@ -47,6 +44,27 @@ func TestSeesAStall(t *testing.T) {
 	if !(r.P50 <= r.P99 && r.P99 <= r.P999 && r.P999 <= r.Max) {
 		t.Errorf("percentiles out of order: %+v", r)
 	}
+}
+
+// holdOnce measures CPU 0 with a 1 ms sleeper for about 130 ms, holding
+// it for hold in the middle.
+func holdOnce(t *testing.T, hold time.Duration) Result {
+	t.Helper()
+	m, err := Start([]int{0}, time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(50 * time.Millisecond)
+	if err := spin(0, hold); err != nil {
+		m.Stop()
+		t.Skipf("no real-time thread here to stall the CPU with: %v", err)
+	}
+	time.Sleep(50 * time.Millisecond)
+	rs := m.Stop()
+	if len(rs) != 1 || rs[0].CPU != 0 {
+		t.Fatalf("results %+v; want one, of CPU 0", rs)
+	}
+	return rs[0]
 }
 
 // spin busies cpu for d on a SCHED_FIFO thread, which no ordinary thread
