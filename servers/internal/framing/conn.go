@@ -1,6 +1,11 @@
 package framing
 
-import "net"
+import (
+	"io"
+	"net"
+	"sync/atomic"
+	"time"
+)
 
 // A Scanner follows the framing of the requests on one connection.
 type Scanner interface {
@@ -17,7 +22,17 @@ type Conn struct {
 	net.Conn
 	s   Scanner
 	err error // the framing error, returned once the bytes before it are read
+	// refused is set with err; Close reads it, perhaps from another
+	// goroutine (a server's shutdown closing its connections).
+	refused atomic.Bool
 }
+
+// lingerFor bounds how long Close reads on after a refusal: net/http's own
+// rstAvoidanceDelay, so a client that never closes holds it no longer.
+const lingerFor = 500 * time.Millisecond
+
+// lingerBytes bounds how much Close reads on after a refusal.
+const lingerBytes = 256 << 10
 
 // NewConn returns c read through s.
 func NewConn(c net.Conn, s Scanner) *Conn { return &Conn{Conn: c, s: s} }
@@ -41,6 +56,7 @@ func (c *Conn) Read(p []byte) (int, error) {
 		m, ferr := c.s.Scan(p[:n])
 		if ferr != nil {
 			c.err = ferr
+			c.refused.Store(true)
 			if m == 0 {
 				return 0, ferr
 			}
@@ -61,4 +77,19 @@ func (c *Conn) CloseWrite() error {
 		return cw.CloseWrite()
 	}
 	return nil
+}
+
+// Close closes the connection; after a framing error it first half-closes
+// and reads what the client is still sending, until the client closes,
+// lingerFor passes or lingerBytes arrive (RFC 9112, section 9.6). Closed
+// with unread bytes, the socket would send a reset that can discard the
+// error response before the client reads it: a request refused at its
+// head, whose body was still coming, lost its 400 that way.
+func (c *Conn) Close() error {
+	if c.refused.Load() {
+		c.CloseWrite()
+		c.Conn.SetReadDeadline(time.Now().Add(lingerFor))
+		io.Copy(io.Discard, io.LimitReader(c.Conn, lingerBytes))
+	}
+	return c.Conn.Close()
 }
