@@ -36,6 +36,7 @@ type sizes struct {
 	slowRead       int           // slow-read connections
 	slowReadFor    time.Duration // how long a bystander is served beside them
 	slowBody       int           // slow-body connections
+	keepAliveBody  int           // kept connections whose second request's body drips
 	pipelined      int           // requests pipelined on one connection never read
 	pipeliners     int           // connections pipelining at once, never reading
 	pipelinersHold time.Duration // how long a bystander is served beside them
@@ -55,7 +56,7 @@ var (
 		// in CI, and a 2 s timeout closed the first before the last opened.
 		slowloris: 200, lorisTimeout: 5 * time.Second, headerTimeout: 2 * time.Second,
 		slowRead: 200, slowReadFor: time.Second,
-		slowBody:  200,
+		slowBody: 200, keepAliveBody: 50,
 		pipelined: 10_000, pipeliners: 100, pipelinersHold: 2 * time.Second, idle: 1_000,
 		flood: 1_000, floodHold: time.Second / 2,
 		resets: 200, load: 2 * time.Second,
@@ -63,7 +64,7 @@ var (
 	fullSizes = sizes{
 		slowloris: 1_000, lorisTimeout: 5 * time.Second, headerTimeout: 5 * time.Second,
 		slowRead: 1_000, slowReadFor: 10 * time.Second,
-		slowBody:  1_000,
+		slowBody: 1_000, keepAliveBody: 200,
 		pipelined: 100_000, pipeliners: 1_000, pipelinersHold: 10 * time.Second, idle: 10_000,
 		flood: 1_000, floodHold: 5 * time.Second,
 		resets: 2_000, load: 9 * time.Second,

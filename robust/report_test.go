@@ -66,7 +66,7 @@ func (r *row) note(msg string) {
 }
 
 // testOrder is the order of the tests in the report.
-var testOrder = []string{"slowloris", "slow read", "slow body", "pipelined, never read", "many pipeliners, never read", "idle keep-alive", "fd exhaustion", "resets", "SIGTERM under load", "soak"}
+var testOrder = []string{"slowloris", "slow read", "slow body", "slow keep-alive body", "pipelined, never read", "many pipeliners, never read", "idle keep-alive", "fd exhaustion", "resets", "SIGTERM under load", "soak"}
 
 // writeReport writes the rows as markdown to path; "" writes nothing.
 func writeReport(path string, began time.Time) error {
@@ -133,6 +133,12 @@ What each test asserts:
   slowhttptest must see all its requests sent and every connection closed
   by the server; a client beside them is served with no failure, and peak
   RSS stays under %[1]s.
+- **slow keep-alive body**: each connection gets the page once, then sends
+  a POST of the page with Content-Length 4096 on the same connection,
+  kept alive, and its body a byte every 500 ms. The server may answer
+  before the body, but must close every connection within the header
+  timeout plus 1 s of that request's first byte; a client beside them is
+  served with no failure.
 - **pipelined, never read**: one connection writes the requests back to back
   and reads nothing until the server stops taking them (or all are sent).
   Peak RSS must stay under %[1]s; then, reading, the backlog drains (every

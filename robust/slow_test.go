@@ -1,7 +1,12 @@
 package robust
 
 import (
+	"bufio"
+	"errors"
 	"fmt"
+	"io"
+	"net"
+	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -10,6 +15,7 @@ import (
 
 	"hellobench/internal/proc"
 	"hellobench/internal/targets"
+	"hellobench/page"
 )
 
 // rssBound is the bound on a server's resident memory against a
@@ -244,3 +250,108 @@ func exitStatus(out string) string {
 
 // ansi matches a terminal's colour sequences.
 var ansi = regexp.MustCompile("\x1b\\[[0-9;]*m")
+
+// TestSlowKeepAliveBody sends, on connections answered once and kept
+// alive, a POST of the page whose 4096-byte body comes a byte every 500
+// ms. slowhttptest -B asks Connection: close, which lets a server answer
+// and close without reading the body; a request that keeps the
+// connection makes the server read the body before the next request. The
+// server may answer before the body, but it must close every connection
+// within the header timeout plus 1 s of the request's first byte, while a
+// normal client beside them is served.
+func TestSlowKeepAliveBody(t *testing.T) {
+	n, timeout := size().keepAliveBody, size().headerTimeout
+	limit := timeout + time.Second
+	forEach(t, "slow keep-alive body", fmt.Sprintf("%d connections, header timeout %v", n, timeout), true, func(t *test, tg targets.Target) {
+		in := t.start(tg, targets.Env{HeaderTimeout: timeout})
+		t.serves(in, 5*time.Second, "before the slow bodies")
+		by := bystander(in.URL(), limit)
+		// Past the limit by 2 s, a connection is open for good.
+		giveUp := limit + 2*time.Second
+		held := make(chan drip, n)
+		for range n {
+			go func() { held <- dripBody(in.Addr, giveUp) }()
+		}
+		var longest time.Duration
+		open := 0
+		for range n {
+			d := <-held
+			if d.err != nil {
+				t.Fatalf("%v", d.err)
+			}
+			if !d.closed {
+				open++
+			}
+			longest = max(longest, d.held)
+		}
+		if why, ok := tg.Lenient["slow keep-alive body"]; ok {
+			t.lenient(why, func() bool { return open > 0 })
+			t.check(<-by)
+			return
+		}
+		t.check(<-by)
+		if open > 0 {
+			t.Fatalf("%d of %d connections still open %v after their request's first byte (header timeout %v): a body dripped on a kept connection holds it", open, n, giveUp, timeout)
+		}
+		t.row.add(t, "closed", "all within %s of the request's first byte", secs(longest))
+		if longest > limit {
+			t.Errorf("a slow body's connection closed %s after the request began, more than the header timeout %v + 1 s", secs(longest), timeout)
+		}
+		t.alive(in, "after the slow bodies")
+	})
+}
+
+// A drip is how one connection of TestSlowKeepAliveBody ended.
+type drip struct {
+	held   time.Duration // from the slow request's first byte to the close, or giving up
+	closed bool          // the server closed it
+	err    error         // the connection failed before the slow request
+}
+
+// dripBody gets the page on a new connection, then sends a POST whose
+// body comes a byte every 500 ms, and reads until the server closes the
+// connection or giveUp passes.
+func dripBody(addr string, giveUp time.Duration) drip {
+	c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	if err != nil {
+		return drip{err: err}
+	}
+	defer c.Close()
+	br := bufio.NewReader(c)
+	c.SetDeadline(time.Now().Add(5 * time.Second))
+	if _, err := io.WriteString(c, request); err != nil {
+		return drip{err: fmt.Errorf("send the first request: %w", err)}
+	}
+	if err := readPage(br); err != nil {
+		return drip{err: fmt.Errorf("the first request: %w", err)}
+	}
+	began := time.Now()
+	c.SetDeadline(began.Add(giveUp))
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		head := "POST " + page.Path + " HTTP/1.1\r\nHost: robust\r\nContent-Length: 4096\r\n\r\n"
+		if _, err := io.WriteString(c, head); err != nil {
+			return
+		}
+		tick := time.NewTicker(500 * time.Millisecond)
+		defer tick.Stop()
+		for range 4096 {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+			}
+			if _, err := c.Write([]byte("a")); err != nil {
+				return
+			}
+		}
+	}()
+	// Whatever the server answers, read on until it closes.
+	_, err = io.Copy(io.Discard, br)
+	d := drip{held: time.Since(began), closed: true}
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		d.closed = false
+	}
+	return d
+}

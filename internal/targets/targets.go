@@ -138,9 +138,10 @@ var All = []Target{
 		// lighttpd logs every 431; no setting turns it off.
 		LogAllowed: regexp.MustCompile(`oversized request-header -> sending Status 431$`),
 		Lenient: map[string]string{
-			"slowloris":     "lighttpd bounds the silence between reads (server.max-read-idle), not the whole header section: a client sending a header line within the timeout keeps its connection",
-			"slow body":     "lighttpd bounds the silence between reads (server.max-read-idle), not the whole request: a body dripped within the timeout keeps its connection",
-			"fd exhaustion": "lighttpd logs a line each time it stops and resumes accepting at its descriptor limit; no setting quiets it",
+			"slowloris":            "lighttpd bounds the silence between reads (server.max-read-idle), not the whole header section: a client sending a header line within the timeout keeps its connection",
+			"slow body":            "lighttpd bounds the silence between reads (server.max-read-idle), not the whole request: a body dripped within the timeout keeps its connection",
+			"slow keep-alive body": "lighttpd bounds the silence between reads (server.max-read-idle), not the whole request: a body dripped within the timeout keeps its connection",
+			"fd exhaustion":        "lighttpd logs a line each time it stops and resumes accepting at its descriptor limit; no setting quiets it",
 		},
 		// lighttpd's TLS (mod_openssl) and HTTP/2 by ALPN.
 		TLS: true, H2: true,
@@ -153,6 +154,7 @@ var All = []Target{
 	// HTTP/2 extension is not a module this project can fetch.
 	guarded(goServer("hertz", 8088, nil)).withTLS().lenientIn(map[string]string{
 		"slow body":                   "hertz bounds each wait for bytes (WithReadTimeout), not the whole request: a body dripped within the timeout keeps its connection",
+		"slow keep-alive body":        "hertz bounds each wait for bytes (WithReadTimeout), not the whole request: a body dripped within the timeout keeps its connection",
 		"many pipeliners, never read": "netpoll reads every connection's input into its buffers with no bound and no setting for one: requests sent and not answered take memory past the bound",
 	}).gives("CloudWeGo's HTTP framework on its own event-loop transport (netpoll): its own request types and router, middleware, HTTP/1.1 (HTTP/2 and TLS through extensions or the standard transport)"),
 	goServer("uring", 8089, nil).onURing().gives("the project's own event loop on io_uring (servers/uring) with the parser gnet uses: no library between the server and the kernel, so it owns its HTTP, routing and TLS; Linux only, and refused where a seccomp profile forbids io_uring"),

@@ -99,7 +99,12 @@ func newServer(addr string, headerTimeout, idleTimeout time.Duration, bare bool)
 			h.ServeHTTP(w, r)
 		}),
 		ReadHeaderTimeout: headerTimeout,
-		IdleTimeout:       idleTimeout,
+		// ReadTimeout runs from a request's first byte to the end of its
+		// body, so a body dripped on a kept connection cannot hold it (net/http
+		// reads an unread body on before the next request). Over HTTP/2 it
+		// bounds each stream's body, at a timer per stream.
+		ReadTimeout: headerTimeout,
+		IdleTimeout: idleTimeout,
 		// net/http reads MaxHeaderBytes plus 4096 bytes of slack before it
 		// answers 431, so 4 KiB here caps the header section at 8 KiB.
 		MaxHeaderBytes: 4 << 10,
@@ -111,7 +116,7 @@ func newServer(addr string, headerTimeout, idleTimeout time.Duration, bare bool)
 
 func main() {
 	addr := flag.String("addr", ":8083", "listen `address`")
-	headerTimeout := flag.Duration("header-timeout", 10*time.Second, "close a connection whose request headers are not complete within this `duration`")
+	headerTimeout := flag.Duration("header-timeout", 10*time.Second, "close a connection whose request, body included, is not complete within this `duration` of its first byte")
 	idleTimeout := flag.Duration("idle-timeout", 60*time.Second, "close a keep-alive connection idle for this `duration`")
 	bare := flag.Bool("bare", false, "serve as gin on net/http does out of the box, without this server's framing guards (for the robustness report)")
 	certFile := flag.String("tls-cert", "", "serve HTTPS, and HTTP/2 to clients that ask by ALPN, with the certificate in this PEM `file` (with -tls-key)")

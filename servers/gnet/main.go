@@ -43,7 +43,7 @@ const serverName = "gnet"
 
 func main() {
 	addr := flag.String("addr", ":8084", "listen `address`")
-	headerTimeout := flag.Duration("header-timeout", 10*time.Second, "close a connection whose request headers are not complete within this `duration`")
+	headerTimeout := flag.Duration("header-timeout", 10*time.Second, "close a connection whose request, body included, is not complete within this `duration` of its first byte")
 	idleTimeout := flag.Duration("idle-timeout", 60*time.Second, "close a keep-alive connection idle for this `duration`")
 	work.Flags(flag.CommandLine)
 	flag.BoolVar(&waitInline, "work-wait-inline", false, "wait on the event loop itself, which blocks every connection on it (the naive handler, to show its cost);\n"+
