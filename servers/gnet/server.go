@@ -28,9 +28,17 @@ const (
 	// write side shut, reads and drops what the client still sends, so that
 	// closing does not reset the connection under the client's last response.
 	linger = time.Second
-	// maxPending bounds the responses queued for a client that sends
-	// requests without reading the answers.
+	// maxPending bounds the requests kept unread while an answer is
+	// worked on off the loop (work.go).
 	maxPending = 1 << 20
+	// pauseAt is how many bytes of answers a connection may have queued
+	// unsent before its further requests wait: what a client that pipelines
+	// and never reads makes the server hold, against a thousand such clients.
+	pauseAt = 16 << 10
+	// maxUnread bounds the requests a paused connection may have waiting
+	// (about a hundred): gnet reads every socket into its buffers, so past
+	// it the connection closes.
+	maxUnread = 4 << 10
 )
 
 // phase is where a connection is in its exchange, which decides its deadline.
@@ -99,6 +107,7 @@ type conn struct {
 	head       bool
 	connection http1.Connection
 	held       bool // serve stopped at a request answered off the loop
+	paused     bool // serve stopped at pauseAt with requests left: the sweep resumes it
 }
 
 func newServer(addr string, headerTimeout, idleTimeout time.Duration) *server {
@@ -166,13 +175,22 @@ func (s *server) OnTraffic(c gnet.Conn) gnet.Action {
 			return gnet.Close
 		}
 		return gnet.None
+	case c.OutboundBuffered() >= pauseAt:
+		// Its answers are not being read: its requests wait until they are.
+		cs.paused = true
+		if c.InboundBuffered() > maxUnread {
+			return gnet.Close
+		}
+		return gnet.None
 	}
+	cs.paused = false
 	l := cs.loop
 	in, _ := c.Peek(-1)
 	// The flag itself, not the loop's copy: a sweep queued by the
 	// shutdown may run after this request, which must still say close.
 	out, n, closing, served := cs.serve(l.out[:0], in, l.clock.date[:], s.draining.Load())
 	l.out = out[:0]
+	full := len(out) >= pauseAt // serve stopped at its budget
 	rest := len(in) - n
 	if closing {
 		n = -1 // whatever follows the last request is dropped
@@ -226,8 +244,14 @@ func (s *server) OnTraffic(c gnet.Conn) gnet.Action {
 			cs.phase = phaseBody
 		}
 	}
-	if c.OutboundBuffered() > maxPending {
-		return gnet.Close
+	if full && rest > 0 && !closing {
+		if c.OutboundBuffered() == 0 { // the socket took them all: go on
+			return s.OnTraffic(c)
+		}
+		if rest > maxUnread {
+			return gnet.Close
+		}
+		cs.paused = true
 	}
 	return gnet.None
 }
@@ -284,6 +308,9 @@ func (cs *conn) serve(dst, in, date []byte, draining bool) (out []byte, n int, c
 			if cs.connection == http1.ConnClose {
 				return out, n, true, served
 			}
+			if len(out) >= pauseAt { // the rest when these are sent
+				return out, n, false, served
+			}
 		case http1.Fail:
 			out = http1.AppendResponse(out, serverName, http1.ErrorReply(cs.p.Status), false, http1.ConnClose, date)
 			return out, n, true, served
@@ -332,6 +359,15 @@ func (s *server) sweep(l *loop) {
 		cs := l.conns[i]
 		if cs.phase == phaseFlush {
 			s.flushed(cs)
+		}
+		if cs.paused && cs.c.OutboundBuffered() < pauseAt {
+			// Its answers have drained: serve the requests that waited.
+			if s.OnTraffic(cs.c) == gnet.Close {
+				_ = l.el.Close(cs.c)
+			}
+			if cs.closed {
+				continue
+			}
 		}
 		if l.now >= cs.deadline || (draining && s.idle(cs)) {
 			_ = l.el.Close(cs.c)

@@ -5,12 +5,14 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -479,6 +481,88 @@ func TestSlowBody(t *testing.T) {
 			io.WriteString(c, "x=")
 		}
 	}
+}
+
+// TestPause pipelines more answers than the sockets hold and reads none
+// for a while: the server stops serving the connection's requests once
+// pauseAt bytes of answers wait, and serves the rest once the client reads.
+func TestPause(t *testing.T) {
+	s, addr := start(t, 10*time.Second, 10*time.Second)
+	small := func(fd int, opt int) {
+		// Small socket buffers, so the answers back up into the server.
+		if err := unix.SetsockoptInt(fd, unix.SOL_SOCKET, opt, 4<<10); err != nil {
+			t.Error(err)
+		}
+	}
+	d := net.Dialer{Control: func(_, _ string, rc syscall.RawConn) error {
+		return rc.Control(func(fd uintptr) { small(int(fd), unix.SO_RCVBUF) })
+	}}
+	c, err := d.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	get := "GET /hello/world HTTP/1.1\r\nHost: h\r\n\r\n"
+	io.WriteString(c, get)
+	if _, err := http.ReadResponse(bufio.NewReader(c), nil); err != nil {
+		t.Fatal(err)
+	}
+	onConn(t, s, func(cs *conn) { small(cs.c.Fd(), unix.SO_SNDBUF) })
+	const n = 100 // 3.6 KB of requests, under maxUnread; 42 KB of answers
+	reqs := strings.Repeat(get, n-1) + "GET /hello/world HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n"
+	if _, err := io.WriteString(c, reqs); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond) // three sweeps: the answers stay unread
+	var paused bool
+	var out int
+	onConn(t, s, func(cs *conn) { paused, out = cs.paused, cs.c.OutboundBuffered() })
+	if !paused || out < pauseAt || out > 2*pauseAt+page.Size+200 {
+		t.Fatalf("with the answers unread: paused %v with %d bytes queued, want paused with %d to %d", paused, out, pauseAt, 2*pauseAt+page.Size+200)
+	}
+	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	b, err := io.ReadAll(c)
+	if err != nil {
+		t.Fatalf("read after %d bytes: %v", len(b), err)
+	}
+	methods := make([]string, n)
+	for i := range methods {
+		methods[i] = "GET"
+	}
+	for i, r := range responses(t, b, methods...) {
+		if r.StatusCode != 200 || body(r) != string(page.HTML) {
+			t.Fatalf("response %d of %d: status %d", i+1, n, r.StatusCode)
+		}
+	}
+}
+
+// onConn runs f on the server's one connection, on its event loop.
+func onConn(t *testing.T, s *server, f func(*conn)) {
+	t.Helper()
+	s.mu.Lock()
+	loops := slices.Clone(s.loops)
+	s.mu.Unlock()
+	done := make(chan bool, len(loops))
+	for _, l := range loops {
+		l.el.Execute(context.Background(), gnet.RunnableFunc(func(context.Context) error {
+			for _, cs := range l.conns {
+				f(cs)
+			}
+			done <- len(l.conns) > 0
+			return nil
+		}))
+	}
+	for range loops {
+		select {
+		case ok := <-done:
+			if ok {
+				return
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("a loop did not run the function")
+		}
+	}
+	t.Fatal("no connection on the server's loops")
 }
 
 func TestShutdown(t *testing.T) {
