@@ -8,7 +8,8 @@
 //	report [-run] [-in-memory=false] [-sweep] [-work] [-latency] [-load] [-at-load] [-capacity] [-why] [-tls] [-tls-keepalive] [-newconn] [-h3] [-min-wait] [-uring] [-quick] [-blocks 26] [-for 300ms] [-work-blocks 6] [-sweep-rounds 3] [-n 200000] [-out results] [-hosts results] [-docs] [-compare dir]
 //
 // The results model and its rules are package report, the markdown and
-// SVG package render; this command runs the benches and writes the files.
+// SVG package render, the commands of each run package plan; this command
+// runs them and writes the files.
 //
 // With -run it runs the in-memory benchmarks of every server package,
 // -rounds times (unless -in-memory=false), and the ceiling benchmarks in
@@ -62,6 +63,7 @@ import (
 
 	"hellobench/bench"
 	"hellobench/bench/report"
+	"hellobench/bench/report/plan"
 	"hellobench/bench/report/render"
 	"hellobench/internal/proc"
 )
@@ -247,7 +249,7 @@ func main() {
 	protocolsFile := filepath.Join(*out, report.ProtocolsSection+".txt")
 	uringFile := filepath.Join(*out, report.UringSection+".txt")
 	if *run {
-		if err := runAll(root, benchFile, *quick, forced, blockCount(*quick, *blocks), ceilingCommands(*quick, *inMemory, *rounds, *blocks, *each, *modes)); err != nil {
+		if err := runAll(root, benchFile, *quick, forced, plan.Blocks(*quick, *blocks), plan.Ceilings(*quick, *inMemory, *rounds, *blocks, *each, *modes)); err != nil {
 			fatal(err)
 		}
 		// A full run joins its host's record; a smoke run, or one without
@@ -262,18 +264,18 @@ func main() {
 		}
 	}
 	if *sweep {
-		if err := runAll(root, sweepFile, false, forced, *sweepRounds, sweepCommands(*sweepRounds, *sweepN)); err != nil {
+		if err := runAll(root, sweepFile, false, forced, *sweepRounds, plan.Sweep(*sweepRounds, *sweepN)); err != nil {
 			fatal(err)
 		}
 	}
 	if *scaleRun {
-		if err := runAll(root, scaleFile, false, forced, *rounds, scaleCommands(*rounds, *n, *cores)); err != nil {
+		if err := runAll(root, scaleFile, false, forced, *rounds, plan.Scale(*rounds, *n, *cores)); err != nil {
 			fatal(err)
 		}
 	}
 
 	if *workRun {
-		if err := runAll(root, workFile, *quick, forced, blockCount(*quick, *workBlocks), workCommands(*quick, *workBlocks, *each)); err != nil {
+		if err := runAll(root, workFile, *quick, forced, plan.Blocks(*quick, *workBlocks), plan.Work(*quick, *workBlocks, *each)); err != nil {
 			fatal(err)
 		}
 	}
@@ -283,60 +285,60 @@ func main() {
 		if *ceilingsFrom != "" {
 			from = *ceilingsFrom
 		}
-		ceilings, err := keepAliveCeilings(from)
+		ceilings, err := plan.KeepAliveCeilings(from)
 		if err != nil {
 			fatal(err)
 		}
 		if *loadRun {
-			rounds := blockCount(*quick, *loadRounds)
-			if err := runAll(root, loadFile, *quick, forced, rounds, loadCommands(*quick, rounds, min(rounds, *capacityRounds), ceilings)); err != nil {
+			rounds := plan.Blocks(*quick, *loadRounds)
+			if err := runAll(root, loadFile, *quick, forced, rounds, plan.Load(*quick, rounds, min(rounds, *capacityRounds), ceilings)); err != nil {
 				fatal(err)
 			}
 		}
 		if *capacityRun {
-			rounds := blockCount(*quick, *capacityRounds)
-			if err := runAll(root, capacityFile, *quick, forced, rounds, capacityCommands(*quick, rounds, ceilings)); err != nil {
+			rounds := plan.Blocks(*quick, *capacityRounds)
+			if err := runAll(root, capacityFile, *quick, forced, rounds, plan.Capacity(*quick, rounds, ceilings)); err != nil {
 				fatal(err)
 			}
 		}
 		if *whyRun {
-			rounds := blockCount(*quick, *capacityRounds)
-			if err := runAll(root, whyFile, *quick, forced, rounds, whyCommands(*quick, rounds, ceilings)); err != nil {
+			rounds := plan.Blocks(*quick, *capacityRounds)
+			if err := runAll(root, whyFile, *quick, forced, rounds, plan.Why(*quick, rounds, ceilings)); err != nil {
 				fatal(err)
 			}
 		}
 		if *loadRun || *atLoadRun {
-			blocks := blockCount(*quick, *atLoadBlocks)
-			if err := runAll(root, atLoadFile, *quick, forced, blocks, atLoadCommands(*quick, blocks, ceilings)); err != nil {
+			blocks := plan.Blocks(*quick, *atLoadBlocks)
+			if err := runAll(root, atLoadFile, *quick, forced, blocks, plan.AtLoad(*quick, blocks, ceilings)); err != nil {
 				fatal(err)
 			}
 		}
 	}
 
 	if *readinessRun {
-		rounds := blockCount(*quick, *readinessRounds)
-		if err := runAll(root, readinessFile, *quick, forced, rounds, readinessCommands(*quick, rounds)); err != nil {
+		rounds := plan.Blocks(*quick, *readinessRounds)
+		if err := runAll(root, readinessFile, *quick, forced, rounds, plan.Readiness(*quick, rounds)); err != nil {
 			fatal(err)
 		}
 	}
 
 	if *tlsRun || *tlsKeepAliveRun {
-		rounds := blockCount(*quick, *tlsKeepAliveBlocks)
-		rule := keepAliveRule(*quick, *tlsKeepAliveKept, *tlsKeepAliveMost, *each)
-		if err := runUntil(root, tlsKeepAliveFile, *quick, forced, rounds, tlsKeepAliveCommands(*quick, rounds, *each), rule); err != nil {
+		rounds := plan.Blocks(*quick, *tlsKeepAliveBlocks)
+		rule := plan.KeepAliveRule(*quick, *tlsKeepAliveKept, *tlsKeepAliveMost, *each)
+		if err := runUntil(root, tlsKeepAliveFile, *quick, forced, rounds, plan.TLSKeepAlive(*quick, rounds, *each), rule); err != nil {
 			fatal(err)
 		}
 	}
 	if *tlsRun || *tlsHandshakeRun {
-		rounds := blockCount(*quick, *tlsHandshakeBlocks)
-		rule := handshakeRule(*quick, *tlsHandshakeKept, *tlsHandshakeMost, *each)
-		if err := runUntil(root, tlsHandshakeFile, *quick, forced, rounds, tlsHandshakeCommands(*quick, rounds, *each), rule); err != nil {
+		rounds := plan.Blocks(*quick, *tlsHandshakeBlocks)
+		rule := plan.HandshakeRule(*quick, *tlsHandshakeKept, *tlsHandshakeMost, *each)
+		if err := runUntil(root, tlsHandshakeFile, *quick, forced, rounds, plan.TLSHandshakes(*quick, rounds, *each), rule); err != nil {
 			fatal(err)
 		}
 	}
 	if *tlsRun {
-		rounds := blockCount(*quick, *tlsBlocks)
-		if err := runAll(root, tlsFile, *quick, forced, rounds, tlsCommands(*quick, rounds, *tlsFor)); err != nil {
+		rounds := plan.Blocks(*quick, *tlsBlocks)
+		if err := runAll(root, tlsFile, *quick, forced, rounds, plan.TLS(*quick, rounds, *tlsFor)); err != nil {
 			fatal(err)
 		}
 	}
@@ -346,21 +348,21 @@ func main() {
 		if err := proc.RaiseUDPBuffers(); err != nil {
 			log.Printf("HTTP/3: %v", err)
 		}
-		blocks := blockCount(*quick, *h3Blocks)
-		if err := runAll(root, protocolsFile, *quick, forced, blocks, protocolsCommands(*quick, blocks)); err != nil {
+		blocks := plan.Blocks(*quick, *h3Blocks)
+		if err := runAll(root, protocolsFile, *quick, forced, blocks, plan.Protocols(*quick, blocks)); err != nil {
 			fatal(err)
 		}
 	}
 	if *newConnRun {
-		blocks := blockCount(*quick, *newConnBlocks)
-		if err := runAll(root, newConnFile, *quick, forced, blocks, newConnCommands(*quick, blocks, *connRate)); err != nil {
+		blocks := plan.Blocks(*quick, *newConnBlocks)
+		if err := runAll(root, newConnFile, *quick, forced, blocks, plan.NewConn(*quick, blocks, *connRate)); err != nil {
 			fatal(err)
 		}
 	}
 
 	if *uringRun {
-		blocks := blockCount(*quick, *uringBlocks)
-		if err := runAll(root, uringFile, *quick, forced, blocks, uringCommands(*quick, blocks)); err != nil {
+		blocks := plan.Blocks(*quick, *uringBlocks)
+		if err := runAll(root, uringFile, *quick, forced, blocks, plan.Uring(*quick, blocks)); err != nil {
 			fatal(err)
 		}
 	}
@@ -458,7 +460,7 @@ func runAll(root, file string, quick bool, forced string, rounds int, cmds [][]s
 
 // runUntil is runAll, then, with a rule, the further commands the rule
 // asks for given the output so far, until it asks for none.
-func runUntil(root, file string, quick bool, forced string, rounds int, cmds [][]string, rule *keptRule) error {
+func runUntil(root, file string, quick bool, forced string, rounds int, cmds [][]string, rule *plan.Rule) error {
 	tmp := file + ".partial"
 	partial.Lock()
 	partial.file = tmp
@@ -483,7 +485,7 @@ func runUntil(root, file string, quick bool, forced string, rounds int, cmds [][
 	fmt.Fprintf(w, "%sserver %s client %s\n", report.CpusPrefix, cfg.ServerCPUs, cfg.ClientCPUs)
 	fmt.Fprintf(w, "%s%d\n", report.RoundsPrefix, rounds)
 	if rule != nil {
-		fmt.Fprintln(w, rule.header())
+		fmt.Fprintln(w, rule.Header())
 	}
 	fmt.Fprintf(w, "%s%s\n", report.SourcePrefix, proc.CPUSource())
 	if quick {
@@ -502,7 +504,7 @@ func runUntil(root, file string, quick bool, forced string, rounds int, cmds [][
 		}
 	}
 	for k := rounds; rule != nil; k++ {
-		block, err := rule.next(tmp, k)
+		block, err := rule.Next(tmp, k)
 		if err != nil {
 			return err
 		}

@@ -1,9 +1,13 @@
-package main
+// Package plan builds the go test commands each of bin/report's runs is
+// made of, a block or round at a time, what they need from a run before
+// them (the keep-alive ceilings), and the stopping rule that adds blocks
+// to the rows short of kept ones. bin/report runs them; package report
+// reads what they print.
+package plan
 
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -12,34 +16,31 @@ import (
 	"hellobench/bench/report"
 )
 
-// This file holds the go test commands each bench runs, a block or round
-// at a time, and what they need from a run before them.
-
-// goTest is a go test command that runs benchmarks only.
-func goTest(args ...string) []string {
+// GoTest is a go test command that runs benchmarks only.
+func GoTest(args ...string) []string {
 	return append([]string{"go", "test", "-run", "^$"}, args...)
 }
 
-// ceilingCommands are the in-memory benchmarks, then the ceilings in
+// Ceilings are the in-memory benchmarks, then the ceilings in
 // blocks: each block runs every server once in each mode (of modes, when
 // given), in the block's own order (bench.Order), for the same time each.
-func ceilingCommands(quick, inMemory bool, rounds, blocks int, each time.Duration, modes string) [][]string {
+func Ceilings(quick, inMemory bool, rounds, blocks int, each time.Duration, modes string) [][]string {
 	var cmds [][]string
 	if quick {
 		if inMemory {
-			cmds = append(cmds, memoryCommands("-benchtime", "20000x")...)
+			cmds = append(cmds, memory("-benchtime", "20000x")...)
 		}
-		return append(cmds, goTest("-bench", "Ceiling", "-benchtime", "1x", "-timeout", "0", "./bench", "-args", "-modes", "keepalive,json", "-warmup", "2000", "-for", "200ms", "-block", "0"))
+		return append(cmds, GoTest("-bench", "Ceiling", "-benchtime", "1x", "-timeout", "0", "./bench", "-args", "-modes", "keepalive,json", "-warmup", "2000", "-for", "200ms", "-block", "0"))
 	}
 	if inMemory {
-		cmds = append(cmds, memoryCommands("-count", fmt.Sprint(max(rounds, memoryRounds)))...)
+		cmds = append(cmds, memory("-count", fmt.Sprint(max(rounds, memoryRounds)))...)
 	}
 	var only []string
 	if modes != "" {
 		only = []string{"-modes", modes}
 	}
 	for k := range blocks {
-		cmds = append(cmds, goTest(slices.Concat([]string{"-bench", "Ceiling", "-benchtime", "1x", "-timeout", "0", "./bench", "-args", "-for", each.String(), "-block", fmt.Sprint(k)}, only)...))
+		cmds = append(cmds, GoTest(slices.Concat([]string{"-bench", "Ceiling", "-benchtime", "1x", "-timeout", "0", "./bench", "-args", "-for", each.String(), "-block", fmt.Sprint(k)}, only)...))
 	}
 	return cmds
 }
@@ -48,19 +49,19 @@ func ceilingCommands(quick, inMemory bool, rounds, blocks int, each time.Duratio
 // benchstat asks for 10 to give an interval that means something.
 const memoryRounds = 10
 
-// memoryCommands run the in-memory benchmarks of every server package,
+// memory run the in-memory benchmarks of every server package,
 // then net/http's JSON encoders on encoding/json/v2, which this Go builds
 // only with GOEXPERIMENT=jsonv2.
-func memoryCommands(how ...string) [][]string {
+func memory(how ...string) [][]string {
 	return [][]string{
-		goTest(slices.Concat([]string{"-bench", ".", "-benchmem", "-cpu", "1"}, how, []string{"./servers/..."})...),
-		append([]string{"env", "GOEXPERIMENT=jsonv2"}, goTest(slices.Concat([]string{"-bench", "^BenchmarkEncoderV2$", "-benchmem", "-cpu", "1"}, how, []string{"./servers/nethttp"})...)...),
+		GoTest(slices.Concat([]string{"-bench", ".", "-benchmem", "-cpu", "1"}, how, []string{"./servers/..."})...),
+		append([]string{"env", "GOEXPERIMENT=jsonv2"}, GoTest(slices.Concat([]string{"-bench", "^BenchmarkEncoderV2$", "-benchmem", "-cpu", "1"}, how, []string{"./servers/nethttp"})...)...),
 	}
 }
 
-// workCommands are bench-work's blocks: each runs every server at every
+// Work are bench-work's blocks: each runs every server at every
 // level of CPU work, then at every wait, in the block's order.
-func workCommands(quick bool, blocks int, each time.Duration) [][]string {
+func Work(quick bool, blocks int, each time.Duration) [][]string {
 	work := []string{"-for", each.String()}
 	if quick {
 		blocks = 1
@@ -70,7 +71,7 @@ func workCommands(quick bool, blocks int, each time.Duration) [][]string {
 	for k := range blocks {
 		block := []string{"-timeout", "0", "./bench", "-args", "-block", fmt.Sprint(k)}
 		cmds = append(cmds,
-			goTest(slices.Concat([]string{"-bench", "^BenchmarkWork$", "-benchtime", "1x"}, block, work)...),
+			GoTest(slices.Concat([]string{"-bench", "^BenchmarkWork$", "-benchtime", "1x"}, block, work)...),
 			waitCommand(quick, k, nil))
 	}
 	return cmds
@@ -88,64 +89,33 @@ func waitCommand(quick bool, k int, servers []string) []string {
 	if quick {
 		args = append(args, "-wait", "10ms", "-wait-for", "400ms")
 	}
-	return goTest(args...)
+	return GoTest(args...)
 }
 
 // uringServers are make bench-work PART=uring's idle servers: uring and
 // the io_uring floor it is held against.
 var uringServers = []string{"uring", "floor-uring"}
 
-// uringCommands are make bench-work PART=uring's blocks (bin/report
+// Uring are make bench-work PART=uring's blocks (bin/report
 // -uring): in each, uring's waits as make bench-work runs them, then its
 // and the io_uring floor's idle connections as make bench-sweep does; the
 // rows replace theirs in work.txt and sweep.txt. -quick runs one block of
 // one short wait and a thousand connections quiet for half a second.
-func uringCommands(quick bool, blocks int) [][]string {
+func Uring(quick bool, blocks int) [][]string {
 	idle := []string{"-servers", strings.Join(uringServers, ",")}
 	if quick {
 		idle = append(idle, "-idle", "1000", "-quiet", "500ms")
 	}
 	var cmds [][]string
-	for k := range blockCount(quick, blocks) {
+	for k := range Blocks(quick, blocks) {
 		cmds = append(cmds, waitCommand(quick, k, uringServers[:1]), idleCommand(idle...))
 	}
 	return cmds
 }
 
-// runLatency runs make bench-latency's rounds into file, the points'
-// HdrHistogram logs into out/latency (replaced only when every round ran),
-// at shares of the keep-alive ceilings in ceilingFile.
-func runLatency(root, out, ceilingFile, file string, quick bool, forced string, rounds int) error {
-	ceilings, err := keepAliveCeilings(ceilingFile)
-	if err != nil {
-		return err
-	}
-	logs, err := filepath.Abs(filepath.Join(out, "latency"))
-	if err != nil {
-		return err
-	}
-	tmp := logs + ".partial"
-	os.RemoveAll(tmp)
-	defer os.RemoveAll(tmp)
-	rounds = blockCount(quick, rounds)
-	// The test binary runs in bench/: the path from there, so that the
-	// commands recorded name no directory of this machine.
-	rel, err := filepath.Rel(filepath.Join(root, "bench"), tmp)
-	if err != nil {
-		return err
-	}
-	if err := runAll(root, file, quick, forced, rounds, latencyCommands(quick, rounds, ceilings, rel)); err != nil {
-		return err
-	}
-	if err := os.RemoveAll(logs); err != nil {
-		return err
-	}
-	return os.Rename(tmp, logs)
-}
-
-// keepAliveCeilings reads each server's keep-alive ceiling, req/s, from a
+// KeepAliveCeilings reads each server's keep-alive ceiling, req/s, from a
 // run's bench.txt, as -ceilings takes them: name=req/s,...
-func keepAliveCeilings(file string) (string, error) {
+func KeepAliveCeilings(file string) (string, error) {
 	if _, err := os.Stat(file); err != nil {
 		return "", fmt.Errorf("-latency: no ceilings in %s to take shares of: run -run (make bench) first", file)
 	}
@@ -176,10 +146,10 @@ func keepAliveCeilings(file string) (string, error) {
 	return strings.Join(list, ","), nil
 }
 
-// latencyCommands are make bench-latency's rounds, each holding every
+// Latency are make bench-latency's rounds, each holding every
 // server at every rate in the round's order; -quick holds two servers at
 // three points for a second each.
-func latencyCommands(quick bool, rounds int, ceilings, logs string) [][]string {
+func Latency(quick bool, rounds int, ceilings, logs string) [][]string {
 	args := []string{"-bench", "^BenchmarkLatency$", "-benchtime", "1x", "-timeout", "0", "./bench", "-args", "-ceilings", ceilings, "-lat-logs", logs}
 	if quick {
 		args = append(args, "-lat-servers", quickServers(ceilings), "-rates", "10000", "-of", "0.5", "-many-conns", "200", "-many-rate", "10000",
@@ -187,18 +157,18 @@ func latencyCommands(quick bool, rounds int, ceilings, logs string) [][]string {
 	}
 	var cmds [][]string
 	for k := range rounds {
-		cmds = append(cmds, goTest(slices.Concat(args, []string{"-block", fmt.Sprint(k)})...))
+		cmds = append(cmds, GoTest(slices.Concat(args, []string{"-block", fmt.Sprint(k)})...))
 	}
 	return cmds
 }
 
-// loadCommands are make bench-load's rounds: in each, every server held
+// Load are make bench-load's rounds: in each, every server held
 // at the shares of its ceiling and the ladder (BenchmarkLoad), then in the
 // first searches rounds the search for its rate within the p99 bound
 // (BenchmarkCapacity) and the count of what every server asks of the
 // kernel per request (BenchmarkWhy), each in the round's order; -quick holds two
 // servers at one share and searches in two steps.
-func loadCommands(quick bool, rounds, searches int, ceilings string) [][]string {
+func Load(quick bool, rounds, searches int, ceilings string) [][]string {
 	points := []string{"-rates", "10000,25000,40000", "-of", "0.1,0.25,0.5,0.75,0.9", "-many-conns", "0", "-lat-for", "1s", "-lat-warmup", "300ms"}
 	if quick {
 		points = []string{"-lat-servers", quickServers(ceilings), "-rates", "10000", "-of", "0.25", "-many-conns", "0", "-lat-for", "300ms", "-lat-warmup", "100ms"}
@@ -206,7 +176,7 @@ func loadCommands(quick bool, rounds, searches int, ceilings string) [][]string 
 	var cmds [][]string
 	for k := range rounds {
 		block := []string{"-block", fmt.Sprint(k)}
-		cmds = append(cmds, goTest(slices.Concat([]string{"-bench", "^BenchmarkLoad$", "-benchtime", "1x", "-timeout", "0", "./bench", "-args", "-ceilings", ceilings}, points, block)...))
+		cmds = append(cmds, GoTest(slices.Concat([]string{"-bench", "^BenchmarkLoad$", "-benchtime", "1x", "-timeout", "0", "./bench", "-args", "-ceilings", ceilings}, points, block)...))
 		if k < searches {
 			cmds = append(cmds, searchCommand(quick, k, ceilings), whyCommand(quick, k, ceilings))
 		}
@@ -221,11 +191,11 @@ func whyCommand(quick bool, k int, ceilings string) []string {
 	if quick {
 		why = []string{"-why-servers", quickServers(ceilings), "-why-for", "300ms"}
 	}
-	return goTest(slices.Concat([]string{"-bench", "^BenchmarkWhy$", "-benchtime", "1x", "-timeout", "0", "./bench", "-args", "-ceilings", ceilings}, why, []string{"-block", fmt.Sprint(k)})...)
+	return GoTest(slices.Concat([]string{"-bench", "^BenchmarkWhy$", "-benchtime", "1x", "-timeout", "0", "./bench", "-args", "-ceilings", ceilings}, why, []string{"-block", fmt.Sprint(k)})...)
 }
 
-// whyCommands are make bench-load PART=why's rounds (bin/report -why).
-func whyCommands(quick bool, rounds int, ceilings string) [][]string {
+// Why are make bench-load PART=why's rounds (bin/report -why).
+func Why(quick bool, rounds int, ceilings string) [][]string {
 	var cmds [][]string
 	for k := range rounds {
 		cmds = append(cmds, whyCommand(quick, k, ceilings))
@@ -233,9 +203,9 @@ func whyCommands(quick bool, rounds int, ceilings string) [][]string {
 	return cmds
 }
 
-// capacityCommands are make bench-load's searches for the rate within the
+// Capacity are make bench-load's searches for the rate within the
 // p99 bound alone (bin/report -capacity), round after round.
-func capacityCommands(quick bool, rounds int, ceilings string) [][]string {
+func Capacity(quick bool, rounds int, ceilings string) [][]string {
 	var cmds [][]string
 	for k := range rounds {
 		cmds = append(cmds, searchCommand(quick, k, ceilings))
@@ -251,38 +221,38 @@ func searchCommand(quick bool, k int, ceilings string) []string {
 	if quick {
 		search = []string{"-lat-servers", quickServers(ceilings), "-slo-steps", "2", "-lat-for", "300ms", "-lat-warmup", "100ms"}
 	}
-	return goTest(slices.Concat([]string{"-bench", "^BenchmarkCapacity$", "-benchtime", "1x", "-timeout", "0", "./bench", "-args", "-ceilings", ceilings}, search, []string{"-block", fmt.Sprint(k)})...)
+	return GoTest(slices.Concat([]string{"-bench", "^BenchmarkCapacity$", "-benchtime", "1x", "-timeout", "0", "./bench", "-args", "-ceilings", ceilings}, search, []string{"-block", fmt.Sprint(k)})...)
 }
 
-// atLoadCommands are make bench-load's blocks at a quarter of each
+// AtLoad are make bench-load's blocks at a quarter of each
 // ceiling (BenchmarkAtLoad): every server once in each, in the block's
 // order, beside a reference nginx held at a quarter of its own ceiling.
 // Short runs buy blocks, as in the ceilings: only the host's usual level
 // counts, so the interval narrows with the blocks kept. -quick holds two
 // servers, one block.
-func atLoadCommands(quick bool, blocks int, ceilings string) [][]string {
+func AtLoad(quick bool, blocks int, ceilings string) [][]string {
 	args := []string{"-bench", "^BenchmarkAtLoad$", "-benchtime", "1x", "-timeout", "0", "./bench", "-args", "-ceilings", ceilings, "-at", "0.25"}
 	if quick {
-		return [][]string{goTest(slices.Concat(args, []string{"-lat-servers", quickServers(ceilings), "-for", "300ms", "-lat-warmup", "100ms", "-block", "0"})...)}
+		return [][]string{GoTest(slices.Concat(args, []string{"-lat-servers", quickServers(ceilings), "-for", "300ms", "-lat-warmup", "100ms", "-block", "0"})...)}
 	}
 	var cmds [][]string
 	for k := range blocks {
-		cmds = append(cmds, goTest(slices.Concat(args, []string{"-for", "500ms", "-lat-warmup", "200ms", "-block", fmt.Sprint(k)})...))
+		cmds = append(cmds, GoTest(slices.Concat(args, []string{"-for", "500ms", "-lat-warmup", "200ms", "-block", fmt.Sprint(k)})...))
 	}
 	return cmds
 }
 
-// readinessCommands are make bench-readiness's rounds: in each, the floors
+// Readiness are make bench-readiness's rounds: in each, the floors
 // on epoll and io_uring, gnet and nginx saturated, in the round's order,
 // while perf counts what each asks of the kernel (BenchmarkReadiness).
-func readinessCommands(quick bool, rounds int) [][]string {
+func Readiness(quick bool, rounds int) [][]string {
 	var cmds [][]string
 	for k := range rounds {
 		args := []string{"-bench", "^BenchmarkReadiness$", "-benchtime", "1x", "-timeout", "0", "./bench", "-args", "-block", fmt.Sprint(k)}
 		if quick {
 			args = append(args, "-why-for", "300ms")
 		}
-		cmds = append(cmds, goTest(args...))
+		cmds = append(cmds, GoTest(args...))
 	}
 	return cmds
 }
@@ -307,20 +277,20 @@ func quickServers(ceilings string) string {
 	return strings.Join(pick, ",")
 }
 
-// blockCount is a run's rounds (the ceilings': one per block); -quick runs one.
-func blockCount(quick bool, blocks int) int {
+// Blocks is a run's rounds (the ceilings': one per block); -quick runs one.
+func Blocks(quick bool, blocks int) int {
 	if quick {
 		return 1
 	}
 	return blocks
 }
 
-// sweepCommands are the sweep and the idle connections, round after round.
-func sweepCommands(rounds, n int) [][]string {
+// Sweep are the sweep and the idle connections, round after round.
+func Sweep(rounds, n int) [][]string {
 	var cmds [][]string
 	for range rounds {
 		cmds = append(cmds,
-			goTest("-bench", "Sweep", "-benchtime", fmt.Sprintf("%dx", n), "-timeout", "0", "./bench"),
+			GoTest("-bench", "Sweep", "-benchtime", fmt.Sprintf("%dx", n), "-timeout", "0", "./bench"),
 			idleCommand())
 	}
 	return cmds
@@ -329,31 +299,31 @@ func sweepCommands(rounds, n int) [][]string {
 // idleCommand is make bench-sweep's idle connections (BenchmarkIdle at
 // its counts and quiet time), with args after -args.
 func idleCommand(args ...string) []string {
-	cmd := goTest("-bench", "^BenchmarkIdle$", "-benchtime", "1x", "-timeout", "0", "./bench")
+	cmd := GoTest("-bench", "^BenchmarkIdle$", "-benchtime", "1x", "-timeout", "0", "./bench")
 	if len(args) > 0 {
 		cmd = append(append(cmd, "-args"), args...)
 	}
 	return cmd
 }
 
-// scaleCommands are the keep-alive ceilings on each core count, round after
+// Scale are the keep-alive ceilings on each core count, round after
 // round.
-func scaleCommands(rounds, n int, cores string) [][]string {
+func Scale(rounds, n int, cores string) [][]string {
 	var cmds [][]string
 	for range rounds {
-		cmds = append(cmds, goTest("-bench", "Scale", "-benchtime", fmt.Sprintf("%dx", n), "-timeout", "0", "./bench", "-args", "-cores", cores))
+		cmds = append(cmds, GoTest("-bench", "Scale", "-benchtime", fmt.Sprintf("%dx", n), "-timeout", "0", "./bench", "-args", "-cores", cores))
 	}
 	return cmds
 }
 
-// tlsCommands are make bench-tls's blocks but keep-alive's: each runs
+// TLS are make bench-tls's blocks but keep-alive's: each runs
 // every server with TLS once in every other TLS mode with an ECDSA
 // certificate (and TLS 1.2's rows), then the full handshakes again with an
 // RSA one, in the block's order. -quick runs net/http resumed and HTTP/2
 // with 16 streams, one block.
-func tlsCommands(quick bool, blocks int, each time.Duration) [][]string {
+func TLS(quick bool, blocks int, each time.Duration) [][]string {
 	if quick {
-		return [][]string{goTest("-bench", "^BenchmarkTLS$", "-benchtime", "1x", "-timeout", "0", "./bench", "-args",
+		return [][]string{GoTest("-bench", "^BenchmarkTLS$", "-benchtime", "1x", "-timeout", "0", "./bench", "-args",
 			"-servers", "nethttp", "-tls-modes", "tls-resumed,h2-16", "-warmup", "2000", "-for", "200ms", "-block", "0")}
 	}
 	var modes []string
@@ -366,22 +336,22 @@ func tlsCommands(quick bool, blocks int, each time.Duration) [][]string {
 	for k := range blocks {
 		block := []string{"-bench", "^BenchmarkTLS$", "-benchtime", "1x", "-timeout", "0", "./bench", "-args", "-for", each.String(), "-block", fmt.Sprint(k)}
 		cmds = append(cmds,
-			goTest(slices.Concat(block, []string{"-tls-modes", strings.Join(modes, ","), "-tls12"})...),
-			goTest(slices.Concat(block, []string{"-tls-key-type", "rsa", "-tls-modes", "tls-full"})...))
+			GoTest(slices.Concat(block, []string{"-tls-modes", strings.Join(modes, ","), "-tls12"})...),
+			GoTest(slices.Concat(block, []string{"-tls-key-type", "rsa", "-tls-modes", "tls-full"})...))
 	}
 	return cmds
 }
 
-// tlsKeepAliveCommands are make bench-tls's keep-alive blocks: each runs
+// TLSKeepAlive are make bench-tls's keep-alive blocks: each runs
 // every server keep-alive over TLS once, in the block's order, with runs
 // as short as the ceilings'. Keep-alive is the mode whose ratios to nginx
 // are wanted to ±5 %, and a block counts only at the host's usual level,
 // which the host leaves for seconds at a time: so it takes many short
 // blocks, as the ceilings do, not a few long ones. -quick runs net/http,
 // one block.
-func tlsKeepAliveCommands(quick bool, blocks int, each time.Duration) [][]string {
+func TLSKeepAlive(quick bool, blocks int, each time.Duration) [][]string {
 	var cmds [][]string
-	for k := range blockCount(quick, blocks) {
+	for k := range Blocks(quick, blocks) {
 		cmds = append(cmds, tlsKeepAliveBlock(quick, each, k, nil))
 	}
 	return cmds
@@ -403,24 +373,24 @@ func tlsKeepAliveBlock(quick bool, each time.Duration, k int, servers []string) 
 	} else {
 		args = append(args, "-for", each.String())
 	}
-	return goTest(append(args, "-block", fmt.Sprint(k))...)
+	return GoTest(append(args, "-block", fmt.Sprint(k))...)
 }
 
-// newRule is a keptRule, nil (whole blocks only) when kept is 0; -quick
+// newRule is a Rule, nil (whole blocks only) when kept is 0; -quick
 // asks one block more of its rows, so that the smoke run takes the rule's
 // path.
-func newRule(quick bool, section string, modes []string, kept, most int, block func(k int, short map[string][]string) [][]string) *keptRule {
+func newRule(quick bool, section string, modes []string, kept, most int, block func(k int, short map[string][]string) [][]string) *Rule {
 	switch {
 	case quick:
 		kept, most = 2, 2
 	case kept == 0:
 		return nil
 	}
-	return &keptRule{section: section, modes: modes, kept: kept, most: most, block: block}
+	return &Rule{section: section, modes: modes, kept: kept, most: most, block: block}
 }
 
-// keepAliveRule is keep-alive's stopping rule (newRule).
-func keepAliveRule(quick bool, kept, most int, each time.Duration) *keptRule {
+// KeepAliveRule is keep-alive's stopping rule (newRule).
+func KeepAliveRule(quick bool, kept, most int, each time.Duration) *Rule {
 	mode := string(bench.TLSKeepAlive)
 	return newRule(quick, "tls-keepalive", []string{mode}, kept, most, func(k int, short map[string][]string) [][]string {
 		return [][]string{tlsKeepAliveBlock(quick, each, k, short[mode])}
@@ -435,14 +405,14 @@ var handshakeModes = []string{string(bench.TLSFull), string(bench.TLSResumed)}
 // (nethttp) and OpenSSL (nginx).
 var handshakeServers = []string{"nethttp", "nginx"}
 
-// tlsHandshakeCommands are make bench-tls's handshake blocks: nethttp and
+// TLSHandshakes are make bench-tls's handshake blocks: nethttp and
 // nginx, a new connection per request with a full and with a resumed TLS
 // 1.3 handshake, beside the reference nginx, in runs as short as the
 // ceilings' on loadgen (the client every block picked for these modes,
 // named so that no block spends its time picking again). Six 1 s blocks
 // left cells at ±17 %: as for keep-alive, many short blocks are what keep
 // enough at the host's usual level. -quick runs nethttp resumed, one block.
-func tlsHandshakeCommands(quick bool, blocks int, each time.Duration) [][]string {
+func TLSHandshakes(quick bool, blocks int, each time.Duration) [][]string {
 	short := map[string][]string{}
 	for _, m := range handshakeModes {
 		short[m] = handshakeServers
@@ -451,7 +421,7 @@ func tlsHandshakeCommands(quick bool, blocks int, each time.Duration) [][]string
 		short = map[string][]string{string(bench.TLSResumed): {"nethttp"}}
 	}
 	var cmds [][]string
-	for k := range blockCount(quick, blocks) {
+	for k := range Blocks(quick, blocks) {
 		cmds = append(cmds, tlsHandshakeBlock(quick, each, k, short)...)
 	}
 	return cmds
@@ -478,7 +448,7 @@ func tlsHandshakeBlock(quick bool, each time.Duration, k int, short map[string][
 		} else {
 			args = append(args, "-for", each.String())
 		}
-		return goTest(append(args, "-block", fmt.Sprint(k))...)
+		return GoTest(append(args, "-block", fmt.Sprint(k))...)
 	}
 	if same {
 		return [][]string{run(short[modes[0]], modes)}
@@ -490,25 +460,25 @@ func tlsHandshakeBlock(quick bool, each time.Duration, k int, short map[string][
 	return cmds
 }
 
-// handshakeRule is the handshake blocks' stopping rule (newRule).
-func handshakeRule(quick bool, kept, most int, each time.Duration) *keptRule {
+// HandshakeRule is the handshake blocks' stopping rule (newRule).
+func HandshakeRule(quick bool, kept, most int, each time.Duration) *Rule {
 	return newRule(quick, "tls-handshake", handshakeModes, kept, most, func(k int, short map[string][]string) [][]string {
 		return tlsHandshakeBlock(quick, each, k, short)
 	})
 }
 
-// protocolsCommands are make bench-tls PART=h3's blocks (BenchmarkProtocols): each
+// Protocols are make bench-tls PART=h3's blocks (BenchmarkProtocols): each
 // runs every protocol at every rate once, in the block's order; then as
 // many blocks of idle connections (BenchmarkProtoIdle) and the count of
 // system calls; -quick one short block of each at one rate.
-func protocolsCommands(quick bool, blocks int) [][]string {
+func Protocols(quick bool, blocks int) [][]string {
 	var cmds [][]string
 	for k := range blocks {
 		args := []string{"-bench", "^BenchmarkProtocols$", "-benchtime", "1x", "-timeout", "0", "./bench", "-args", "-block", fmt.Sprint(k)}
 		if quick {
 			args = append(args, "-proto-rates", "2000", "-proto-new-rate", "300", "-proto-for", "300ms", "-proto-warmup", "100ms")
 		}
-		cmds = append(cmds, goTest(args...))
+		cmds = append(cmds, GoTest(args...))
 	}
 	// The memory of idle connections in each protocol, in every block.
 	for k := range blocks {
@@ -516,12 +486,12 @@ func protocolsCommands(quick bool, blocks int) [][]string {
 		if quick {
 			args = append(args, "-proto-idle", "100", "-proto-idle-quiet", "300ms")
 		}
-		cmds = append(cmds, goTest(args...))
+		cmds = append(cmds, GoTest(args...))
 	}
 	// What the server asks of the kernel in each protocol, once.
 	args := []string{"-bench", "^BenchmarkProtoCalls$", "-benchtime", "1x", "-timeout", "0", "./bench"}
 	if quick {
 		args = append(args, "-args", "-proto-calls-rate", "2000", "-proto-for", "300ms")
 	}
-	return append(cmds, goTest(args...))
+	return append(cmds, GoTest(args...))
 }

@@ -1,4 +1,4 @@
-package main
+package plan
 
 import (
 	"fmt"
@@ -28,7 +28,7 @@ func TestQuickServers(t *testing.T) {
 // servers at their points in its own block's order, and only the first
 // rounds search for the rate within the bound.
 func TestLoadCommands(t *testing.T) {
-	cmds := loadCommands(false, 6, 3, "nethttp=50000,nginx=100000")
+	cmds := Load(false, 6, 3, "nethttp=50000,nginx=100000")
 	var load, search, why []string
 	for _, c := range cmds {
 		line := strings.Join(c, " ")
@@ -51,7 +51,7 @@ func TestLoadCommands(t *testing.T) {
 			t.Errorf("round %d: %s", k, line)
 		}
 	}
-	quick := loadCommands(true, 1, 1, "nethttp=50000,nginx=100000")
+	quick := Load(true, 1, 1, "nethttp=50000,nginx=100000")
 	if len(quick) != 3 || !strings.Contains(strings.Join(quick[0], " "), "-lat-servers nethttp,nginx") || !strings.Contains(strings.Join(quick[1], " "), "-slo-steps 2") {
 		t.Errorf("quick: %q", quick)
 	}
@@ -61,7 +61,7 @@ func TestLoadCommands(t *testing.T) {
 // keep-alive with an ECDSA certificate and TLS 1.2's rows, then the full
 // handshakes with an RSA one, in the block's order; -quick one short block.
 func TestTLSCommands(t *testing.T) {
-	cmds := tlsCommands(false, 3, time.Second)
+	cmds := TLS(false, 3, time.Second)
 	if len(cmds) != 6 {
 		t.Fatalf("%d commands for 3 blocks, want 6", len(cmds))
 	}
@@ -76,7 +76,7 @@ func TestTLSCommands(t *testing.T) {
 			t.Errorf("command %d: %s", i, line)
 		}
 	}
-	quick := tlsCommands(true, 1, time.Second)
+	quick := TLS(true, 1, time.Second)
 	if len(quick) != 1 || !strings.Contains(strings.Join(quick[0], " "), "-tls-modes tls-resumed,h2-16 -warmup 2000 -for 200ms -block 0") {
 		t.Errorf("quick: %q", quick)
 	}
@@ -85,7 +85,7 @@ func TestTLSCommands(t *testing.T) {
 // TestTLSKeepAliveCommands checks make bench-tls's keep-alive blocks:
 // keep-alive alone, with the ceilings' short runs, one command a block.
 func TestTLSKeepAliveCommands(t *testing.T) {
-	cmds := tlsKeepAliveCommands(false, 3, 300*time.Millisecond)
+	cmds := TLSKeepAlive(false, 3, 300*time.Millisecond)
 	if len(cmds) != 3 {
 		t.Fatalf("%d commands for 3 blocks, want 3", len(cmds))
 	}
@@ -95,7 +95,7 @@ func TestTLSKeepAliveCommands(t *testing.T) {
 			t.Errorf("command %d: %s", i, line)
 		}
 	}
-	quick := tlsKeepAliveCommands(true, 1, time.Second)
+	quick := TLSKeepAlive(true, 1, time.Second)
 	if len(quick) != 1 || !strings.HasSuffix(strings.Join(quick[0], " "), "-servers nethttp -tls-modes tls-keepalive -warmup 2000 -for 200ms -block 0") {
 		t.Errorf("quick: %q", quick)
 	}
@@ -109,9 +109,9 @@ func TestTLSKeepAliveCommands(t *testing.T) {
 // testdata's three blocks: a further block runs the rows that keep fewer
 // blocks than asked, none when every row keeps enough, none at the cap.
 func TestKeptRule(t *testing.T) {
-	file := filepath.Join("..", "..", "report", "testdata", "tls-keepalive.txt")
+	file := filepath.Join("..", "testdata", "tls-keepalive.txt")
 	each := 300 * time.Millisecond
-	c, err := keepAliveRule(false, 4, 10, each).next(file, 3)
+	c, err := KeepAliveRule(false, 4, 10, each).Next(file, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,16 +119,16 @@ func TestKeptRule(t *testing.T) {
 	if len(c) != 1 || !strings.HasSuffix(strings.Join(c[0], " "), "-servers nethttp,nginx/aa -tls-modes tls-keepalive -for 300ms -block 3") {
 		t.Errorf("block 3 with 4 kept asked: %q", c)
 	}
-	if c, err := keepAliveRule(false, 3, 10, each).next(file, 3); err != nil || c != nil {
+	if c, err := KeepAliveRule(false, 3, 10, each).Next(file, 3); err != nil || c != nil {
 		t.Errorf("every row keeps 3: %q, %v; want no block", c, err)
 	}
-	if c, err := keepAliveRule(false, 4, 3, each).next(file, 3); err != nil || c != nil {
+	if c, err := KeepAliveRule(false, 4, 3, each).Next(file, 3); err != nil || c != nil {
 		t.Errorf("at the cap: %q, %v; want no block", c, err)
 	}
-	if _, err := keepAliveRule(false, 4, 10, each).next(filepath.Join(t.TempDir(), "none.txt"), 3); err == nil {
+	if _, err := KeepAliveRule(false, 4, 10, each).Next(filepath.Join(t.TempDir(), "none.txt"), 3); err == nil {
 		t.Error("no output so far: no error")
 	}
-	if h := keepAliveRule(false, 4, 10, each).header(); h != "# until: 4 kept, at most 10 blocks" {
+	if h := KeepAliveRule(false, 4, 10, each).Header(); h != "# until: 4 kept, at most 10 blocks" {
 		t.Errorf("header %q", h)
 	}
 }
@@ -139,7 +139,7 @@ func TestKeptRule(t *testing.T) {
 // own row, whose CPU per request is wanted.
 func TestHandshakeCommands(t *testing.T) {
 	each := 300 * time.Millisecond
-	cmds := tlsHandshakeCommands(false, 2, each)
+	cmds := TLSHandshakes(false, 2, each)
 	if len(cmds) != 2 || !strings.HasSuffix(strings.Join(cmds[1], " "), "-servers nethttp,nginx -tls-modes tls-full,tls-resumed -tls-client loadgen -for 300ms -block 1") {
 		t.Errorf("whole blocks: %q", cmds)
 	}
@@ -157,7 +157,7 @@ func TestHandshakeCommands(t *testing.T) {
 	if err := os.WriteFile(file, []byte(text.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	c, err := handshakeRule(false, 2, 10, each).next(file, 1)
+	c, err := HandshakeRule(false, 2, 10, each).Next(file, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +170,7 @@ func TestHandshakeCommands(t *testing.T) {
 // ceiling: one command a block, in the block's order, short runs; -quick
 // one block of two servers.
 func TestAtLoadCommands(t *testing.T) {
-	cmds := atLoadCommands(false, 3, "nethttp=90000,nginx=170000")
+	cmds := AtLoad(false, 3, "nethttp=90000,nginx=170000")
 	if len(cmds) != 3 {
 		t.Fatalf("%d commands for 3 blocks, want 3", len(cmds))
 	}
@@ -180,7 +180,7 @@ func TestAtLoadCommands(t *testing.T) {
 			t.Errorf("command %d: %s", i, line)
 		}
 	}
-	quick := atLoadCommands(true, 1, "nethttp=90000,nginx=170000")
+	quick := AtLoad(true, 1, "nethttp=90000,nginx=170000")
 	if len(quick) != 1 || !strings.HasSuffix(strings.Join(quick[0], " "), "-lat-servers nethttp,nginx -for 300ms -lat-warmup 100ms -block 0") {
 		t.Errorf("quick: %q", quick)
 	}
@@ -203,7 +203,7 @@ func TestKeepAliveCeilingsQuick(t *testing.T) {
 		if err := os.WriteFile(file, fmt.Appendf(nil, body, c.header), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		got, err := keepAliveCeilings(file)
+		got, err := KeepAliveCeilings(file)
 		if err != nil || got != c.want {
 			t.Errorf("ceilings with header %q: %q, %v; want %q", c.header, got, err, c.want)
 		}

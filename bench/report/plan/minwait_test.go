@@ -1,4 +1,4 @@
-package main
+package plan
 
 import (
 	"slices"
@@ -10,7 +10,7 @@ import (
 // block, each with its own -block and the same waits and ceilings; -quick
 // is one short block at a fixed rate, needing no ceiling.
 func TestMinWaitCommands(t *testing.T) {
-	full := minWaitCommands(false, 3, "uring=200000,nginx=150000", "0,25us,50us")
+	full := MinWait(false, 3, "uring=200000,nginx=150000", "0,25us,50us")
 	if len(full) != 3 {
 		t.Fatalf("%d commands for 3 blocks", len(full))
 	}
@@ -20,7 +20,7 @@ func TestMinWaitCommands(t *testing.T) {
 			t.Errorf("block %d:\n got %s\nwant %s", k, got, want)
 		}
 	}
-	quick := minWaitCommands(true, 1, "", "0,25us")
+	quick := MinWait(true, 1, "", "0,25us")
 	want := []string{"go", "test", "-run", "^$", "-bench", "^BenchmarkMinWait$", "-benchtime", "1x", "-timeout", "0", "./bench", "-args",
 		"-min-wait-rate", "10000", "-min-waits", "0,100us", "-for", "300ms", "-lat-warmup", "100ms", "-block", "0"}
 	if len(quick) != 1 || !slices.Equal(quick[0], want) {

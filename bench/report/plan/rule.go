@@ -1,4 +1,4 @@
-package main
+package plan
 
 import (
 	"fmt"
@@ -8,7 +8,7 @@ import (
 	"hellobench/bench/report"
 )
 
-// keptRule is the stopping rule of make bench-tls's keep-alive and
+// Rule is the stopping rule of make bench-tls's keep-alive and
 // handshake blocks. A row's interval narrows with the blocks it keeps (its
 // server saturated, the host at its usual level), and the host lets it
 // keep a third to a half of them, a share that changes from one
@@ -16,7 +16,7 @@ import (
 // runs only the rows that keep fewer than kept, until none does or most
 // blocks have run in all. The rule looks at which blocks were kept, never
 // at the figures, so stopping by it does not bias them.
-type keptRule struct {
+type Rule struct {
 	section    string   // the run's section (report.Read's name for its file)
 	modes      []string // the modes whose rows it counts
 	kept, most int
@@ -26,7 +26,7 @@ type keptRule struct {
 
 // next is the commands of block k, given the run's output so far in file:
 // none when every row keeps enough blocks or k has reached the cap.
-func (r keptRule) next(file string, k int) ([][]string, error) {
+func (r Rule) Next(file string, k int) ([][]string, error) {
 	if k >= r.most {
 		return nil, nil
 	}
@@ -50,6 +50,6 @@ func (r keptRule) next(file string, k int) ([][]string, error) {
 }
 
 // header is the rule as the output's until line records it.
-func (r keptRule) header() string {
+func (r Rule) Header() string {
 	return report.UntilPrefix + fmt.Sprintf(report.UntilFormat, r.kept, r.most)
 }

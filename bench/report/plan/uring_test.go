@@ -1,4 +1,4 @@
-package main
+package plan
 
 import (
 	"strconv"
@@ -12,8 +12,8 @@ import (
 // bench-sweep's idle connections of uring and the io_uring floor; -quick
 // one short block.
 func TestUringCommands(t *testing.T) {
-	work, sweep := workCommands(false, 3, 500*time.Millisecond), sweepCommands(3, 50000)
-	cmds := uringCommands(false, 3)
+	work, sweep := Work(false, 3, 500*time.Millisecond), Sweep(3, 50000)
+	cmds := Uring(false, 3)
 	if len(cmds) != 6 {
 		t.Fatalf("%d commands for 3 blocks, want 6", len(cmds))
 	}
@@ -30,7 +30,7 @@ func TestUringCommands(t *testing.T) {
 			t.Errorf("command %d:\n%s\nwant\n%s\nand make bench-work's or make bench-sweep's\n%s", i, got, want, same)
 		}
 	}
-	quick := uringCommands(true, 3)
+	quick := Uring(true, 3)
 	want := []string{
 		"go test -run ^$ -bench ^BenchmarkWait$ -benchtime 1x -timeout 0 ./bench -args -servers uring -block 0 -wait 10ms -wait-for 400ms",
 		"go test -run ^$ -bench ^BenchmarkIdle$ -benchtime 1x -timeout 0 ./bench -args -servers uring,floor-uring -idle 1000 -quiet 500ms",

@@ -1,4 +1,4 @@
-package main
+package plan
 
 import (
 	"strings"
@@ -9,7 +9,7 @@ import (
 // command, each with the rate and its block, and -quick's one short block
 // of nethttp and nginx.
 func TestNewConnCommands(t *testing.T) {
-	cmds := newConnCommands(false, 26, 5000)
+	cmds := NewConn(false, 26, 5000)
 	if len(cmds) != 26 {
 		t.Fatalf("%d commands, want 26", len(cmds))
 	}
@@ -17,7 +17,7 @@ func TestNewConnCommands(t *testing.T) {
 	if !strings.Contains(last, "-bench ^BenchmarkNewConn$") || !strings.Contains(last, "-conn-rate 5000 -for 500ms -lat-warmup 200ms -block 25") {
 		t.Errorf("the last block's command: %s", last)
 	}
-	q := newConnCommands(true, 1, 5000)
+	q := NewConn(true, 1, 5000)
 	if len(q) != 1 || !strings.HasSuffix(strings.Join(q[0], " "), "-conn-rate 5000 -lat-servers nethttp,nginx -for 300ms -lat-warmup 100ms -block 0") {
 		t.Errorf("-quick's commands: %q", q)
 	}
