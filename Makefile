@@ -72,9 +72,10 @@ out = $(if $(AGAIN),$(2) -out results/again/$(1)$(AGAIN),-docs -out results)
 # The shares of a re-run are of the ceilings make bench left in results/.
 shares := -ceilings-from results/bench.txt
 # agree compares the invocations with $(2) and writes results/$(3): with
-# AGAIN=N the first N, else results/ with every earlier re-run, so that the
-# page compares the run the other pages show.
-agains = $(subst $(space),$(comma),$(wildcard results/again/$(1)[0-9]*))
+# AGAIN=N the first N, else results/ with every earlier re-run, in the
+# order of their numbers, so that the page compares the run the other pages
+# show.
+agains = $(subst $(space),$(comma),$(strip $(shell ls -d results/again/$(1)[0-9]* 2>/dev/null | sort -V)))
 agree = $(if $(AGAIN),bin/report $(2) results$(comma)$(call again,$(1)) | tee results/$(3),$(if $(call agains,$(1)),bin/report $(2) results$(comma)$(call agains,$(1)) > results/$(3)))
 
 help:
