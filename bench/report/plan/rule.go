@@ -24,7 +24,7 @@ type Rule struct {
 	block func(k int, short map[string][]string) [][]string
 }
 
-// next is the commands of block k, given the run's output so far in file:
+// Next is the commands of block k, given the run's output so far in file:
 // none when every row keeps enough blocks or k has reached the cap.
 func (r Rule) Next(file string, k int) ([][]string, error) {
 	if k >= r.most {
@@ -49,7 +49,7 @@ func (r Rule) Next(file string, k int) ([][]string, error) {
 	return r.block(k, short), nil
 }
 
-// header is the rule as the output's until line records it.
+// Header is the rule as the output's until line records it.
 func (r Rule) Header() string {
 	return report.UntilPrefix + fmt.Sprintf(report.UntilFormat, r.kept, r.most)
 }
