@@ -170,87 +170,6 @@ func TestSlowBody(t *testing.T) {
 	})
 }
 
-// byConns are the connections the bystander holds (loadgen -c 2).
-const byConns = 2
-
-// A watch is what watchClose saw of a server's connections.
-type watch struct {
-	by     result    // the bystander's
-	most   int       // the most held beyond the base at once, the bystander's included
-	full   time.Time // when the server first held the slow connections all
-	open   int       // held beyond the base at the end: 0 when all closed
-	closed time.Time // when the last of them closed, or the end
-}
-
-// watchClose samples pid's open descriptors every 20 ms while the
-// bystander runs, and after it until pid holds no more than base or until
-// deadline. The bystander's connections are not counted until 500 ms
-// after it reports, the time to close them; slow are the others.
-func (t *test) watchClose(pid, base, slow int, by <-chan result, deadline time.Time) watch {
-	t.Helper()
-	tick := time.NewTicker(20 * time.Millisecond)
-	defer tick.Stop()
-	var w watch
-	var ended time.Time // when the bystander reported
-	for {
-		now, n := time.Now(), t.files(pid)
-		w.most, w.open = max(w.most, n-base), n-base
-		if w.full.IsZero() && n-base >= slow {
-			w.full = now
-		}
-		extra := byConns
-		if !ended.IsZero() && now.Sub(ended) > 500*time.Millisecond {
-			extra = 0
-		}
-		if n > base+extra {
-			w.closed = time.Time{}
-		} else if w.closed.IsZero() {
-			w.closed = now
-		}
-		if !ended.IsZero() && (n <= base || now.After(deadline)) {
-			if n > base {
-				w.closed = now
-			}
-			return w
-		}
-		select {
-		case w.by = <-by:
-			ended = time.Now()
-		case <-tick.C:
-		}
-	}
-}
-
-// closedAll fails unless slowhttptest sent its n requests and ended
-// because the server closed every connection: it checks once a second.
-func (t *test) closedAll(sl *proc.Process, n int) {
-	t.Helper()
-	select {
-	case <-sl.Exited():
-	case <-time.After(3 * time.Second):
-		t.Fatalf("slowhttptest still running 3 s after the server closed its connections")
-	}
-	out := sl.Output().String()
-	sent, end := strings.Count(out, "bytes sent on socket"), exitStatus(out)
-	if sent != n || end != "No open connections left" {
-		t.Errorf("slowhttptest sent %d of %d requests and ended with %q, want every connection closed by the server", sent, n, end)
-	}
-}
-
-// exitStatus returns why slowhttptest ended, as it says, without its
-// colours.
-func exitStatus(out string) string {
-	_, s, ok := strings.Cut(out, "Exit status:")
-	if !ok {
-		return "no exit status"
-	}
-	s, _, _ = strings.Cut(s, "\n")
-	return strings.TrimSpace(ansi.ReplaceAllString(s, ""))
-}
-
-// ansi matches a terminal's colour sequences.
-var ansi = regexp.MustCompile("\x1b\\[[0-9;]*m")
-
 // TestSlowKeepAliveBody sends, on connections answered once and kept
 // alive, a POST of the page whose 4096-byte body comes a byte every 500
 // ms. slowhttptest -B asks Connection: close, which lets a server answer
@@ -355,3 +274,84 @@ func dripBody(addr string, giveUp time.Duration) drip {
 	}
 	return d
 }
+
+// byConns are the connections the bystander holds (loadgen -c 2).
+const byConns = 2
+
+// A watch is what watchClose saw of a server's connections.
+type watch struct {
+	by     result    // the bystander's
+	most   int       // the most held beyond the base at once, the bystander's included
+	full   time.Time // when the server first held the slow connections all
+	open   int       // held beyond the base at the end: 0 when all closed
+	closed time.Time // when the last of them closed, or the end
+}
+
+// watchClose samples pid's open descriptors every 20 ms while the
+// bystander runs, and after it until pid holds no more than base or until
+// deadline. The bystander's connections are not counted until 500 ms
+// after it reports, the time to close them; slow are the others.
+func (t *test) watchClose(pid, base, slow int, by <-chan result, deadline time.Time) watch {
+	t.Helper()
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	var w watch
+	var ended time.Time // when the bystander reported
+	for {
+		now, n := time.Now(), t.files(pid)
+		w.most, w.open = max(w.most, n-base), n-base
+		if w.full.IsZero() && n-base >= slow {
+			w.full = now
+		}
+		extra := byConns
+		if !ended.IsZero() && now.Sub(ended) > 500*time.Millisecond {
+			extra = 0
+		}
+		if n > base+extra {
+			w.closed = time.Time{}
+		} else if w.closed.IsZero() {
+			w.closed = now
+		}
+		if !ended.IsZero() && (n <= base || now.After(deadline)) {
+			if n > base {
+				w.closed = now
+			}
+			return w
+		}
+		select {
+		case w.by = <-by:
+			ended = time.Now()
+		case <-tick.C:
+		}
+	}
+}
+
+// closedAll fails unless slowhttptest sent its n requests and ended
+// because the server closed every connection: it checks once a second.
+func (t *test) closedAll(sl *proc.Process, n int) {
+	t.Helper()
+	select {
+	case <-sl.Exited():
+	case <-time.After(3 * time.Second):
+		t.Fatalf("slowhttptest still running 3 s after the server closed its connections")
+	}
+	out := sl.Output().String()
+	sent, end := strings.Count(out, "bytes sent on socket"), exitStatus(out)
+	if sent != n || end != "No open connections left" {
+		t.Errorf("slowhttptest sent %d of %d requests and ended with %q, want every connection closed by the server", sent, n, end)
+	}
+}
+
+// exitStatus returns why slowhttptest ended, as it says, without its
+// colours.
+func exitStatus(out string) string {
+	_, s, ok := strings.Cut(out, "Exit status:")
+	if !ok {
+		return "no exit status"
+	}
+	s, _, _ = strings.Cut(s, "\n")
+	return strings.TrimSpace(ansi.ReplaceAllString(s, ""))
+}
+
+// ansi matches a terminal's colour sequences.
+var ansi = regexp.MustCompile("\x1b\\[[0-9;]*m")

@@ -23,21 +23,12 @@ func (bang) Scan(p []byte) (int, error) {
 // the server closes, more bytes it will never read: the client must still
 // read the server's whole answer and a clean end, not a reset.
 func TestCloseAfterRefusal(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
+	c, nc := pair(t)
 	const answer = "HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n"
 	refused, sent := make(chan error, 1), make(chan struct{})
 	closed := make(chan time.Duration, 1)
 	go func() {
-		nc, err := Accept(ln, func() Scanner { return bang{} })
-		if err != nil {
-			refused <- err
-			return
-		}
-		_, err = io.ReadAll(nc)
+		_, err := io.ReadAll(nc)
 		refused <- err
 		<-sent
 		time.Sleep(20 * time.Millisecond) // the unread bytes arrive
@@ -46,11 +37,6 @@ func TestCloseAfterRefusal(t *testing.T) {
 		nc.Close()
 		closed <- time.Since(began)
 	}()
-	c, err := net.Dial("tcp", ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
 	c.SetDeadline(time.Now().Add(5 * time.Second))
 	if _, err := c.Write([]byte("GET / HTTP/1.1\r\n!")); err != nil {
 		t.Fatal(err)
@@ -76,20 +62,7 @@ func TestCloseAfterRefusal(t *testing.T) {
 // TestCloseLingersNoLonger has the client neither send nor close: Close
 // gives up after lingerFor.
 func TestCloseLingersNoLonger(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	c, err := net.Dial("tcp", ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	nc, err := Accept(ln, func() Scanner { return bang{} })
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, nc := pair(t)
 	c.Write([]byte("!"))
 	if _, err := io.ReadAll(nc); err == nil {
 		t.Fatal("the server read no framing error")
@@ -99,4 +72,24 @@ func TestCloseLingersNoLonger(t *testing.T) {
 	if d := time.Since(began); d < lingerFor || d > lingerFor+time.Second {
 		t.Errorf("Close took %v with the client silent, want %v", d, lingerFor)
 	}
+}
+
+// pair returns a client's connection over the loopback and the server's
+// side of it, read through bang; the test's end closes both.
+func pair(t *testing.T) (c, nc net.Conn) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	if c, err = net.Dial("tcp", ln.Addr().String()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	if nc, err = Accept(ln, func() Scanner { return bang{} }); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { nc.Close() })
+	return c, nc
 }
