@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"hellobench/bench/report"
 	"hellobench/internal/proc"
 	"hellobench/internal/targets"
 )
@@ -107,6 +108,9 @@ func header(b *strings.Builder, began time.Time) {
 	fmt.Fprintf(b, "# Robustness\n\n")
 	fmt.Fprintf(b, "Written by the robustness suite (package robust), %s, run on %s.\n\n", variant, began.UTC().Format("2006-01-02 15:04 MST"))
 	fmt.Fprintf(b, "Machine: %s, %d CPUs; Linux %s; %s.\n\n", cpuModel(), runtime.NumCPU(), kernel(), runtime.Version())
+	// The key the bench files this host's runs under, so that a page
+	// built from both (the pick table) can name the host by its letter.
+	fmt.Fprintf(b, "%s%s.\n\n", report.RobustHostPrefix, hostKey())
 	fmt.Fprintf(b, `Each server runs as a real process pinned to CPU 0 with GOMAXPROCS=1 (fcgi:
 lighttpd and the application it spawns, both counted). A test *held* when
 every assertion of it passed; a failed one names what failed. Memory is the
@@ -204,6 +208,19 @@ func table(b *strings.Builder, server string, rs []*row) {
 		r.mu.Unlock()
 	}
 	b.WriteString("\n")
+}
+
+// hostKey is this machine's key in the bench's hosts record
+// (report.HostKey), from what the kernel says of its processor.
+func hostKey() string {
+	m := report.Machine{CPU: proc.CPUModel(), Mitigations: proc.Mitigations()}
+	if id, err := proc.ReadCPUID(); err == nil {
+		m.Vendor, m.Family, m.Model, m.Stepping, m.Microcode = id.Vendor, id.Family, id.Model, id.Stepping, id.Microcode
+	}
+	if k := proc.Kernel(); k != "" {
+		m.Kernel = "Linux " + k
+	}
+	return report.HostKey(m)
 }
 
 // first returns the first note, on one line and shortened.

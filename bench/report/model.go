@@ -204,6 +204,16 @@ type Section struct {
 	Kept  int  `json:"kept,omitempty"`
 	Most  int  `json:"most,omitempty"`
 	Quick bool `json:"quick,omitempty"`
+	// Rate and Idle are make bench's pick sizes (PickFormat): the rate
+	// its cores are priced at and the idle connections it holds.
+	Rate int `json:"rate,omitempty"`
+	Idle int `json:"idle,omitempty"`
+	// Took is the seconds the run's commands took, from go test's own
+	// account of each.
+	Took float64 `json:"took_s,omitempty"`
+	// Durations are the seconds each command took, by its index in
+	// Commands (0 for one whose time is not in the file).
+	Durations []float64 `json:"-"`
 	// Machine is where it ran, recorded when it ran.
 	Machine Machine `json:"machine"`
 	// CPUSource is where the servers' CPU time was read from (proc's
@@ -268,6 +278,13 @@ type Report struct {
 	// MinWait is bin/report -min-wait's run: uring below its ceiling with
 	// each of io_uring's minimum waits (AddMinWait).
 	MinWait *MinWait `json:"min_wait,omitempty"`
+	// Pick is make bench's one run (PickSection): every figure of the
+	// pick table from one invocation on one host, read on its own so
+	// that no cell can mix it with another run's.
+	Pick *Report `json:"pick,omitempty"`
+	// Robustness is the robustness suite's page, as the pick table's
+	// hostile-clients column reads it (ReadRobustness).
+	Robustness *Robustness `json:"robustness,omitempty"`
 	// Repeat is how far the ceilings' ratios to nginx moved between
 	// separate invocations of make bench (ReadRepeat), when there were any.
 	Repeat *Repeat `json:"repeat,omitempty"`

@@ -64,7 +64,13 @@ const (
 	QuickLine     = "# quick: a smoke run, not for publishing"
 	ForcedPrefix  = "# forced: "
 	SourcePrefix  = "# cpu source: "
+	PickPrefix    = "# pick: "
 )
+
+// PickFormat is the pick line's (PickPrefix) sizes: the rate the cores
+// column is priced at and the idle connections the memory column holds
+// (Section.Rate, Section.Idle).
+const PickFormat = "rate %d idle %d"
 
 // UntilFormat is the until line's (UntilPrefix) stopping rule: blocks
 // kept per row, and blocks at most in all (Section.Kept, Section.Most).
@@ -281,6 +287,20 @@ func parseBench(r io.Reader, into map[string]Samples, why map[string]string) (se
 			}
 			continue
 		}
+		if u, ok := strings.CutPrefix(line, PickPrefix); ok {
+			if _, err := fmt.Sscanf(u, PickFormat, &sec.Rate, &sec.Idle); err != nil {
+				return sec, fmt.Errorf("the pick line %q: %v", u, err)
+			}
+			continue
+		}
+		if secs, ok := tookSeconds(line); ok {
+			sec.Took += secs
+			if n := len(sec.Commands); n > 0 {
+				sec.Durations = append(sec.Durations, make([]float64, n-len(sec.Durations))...)
+				sec.Durations[n-1] += secs
+			}
+			continue
+		}
 		if name, ok := strings.CutPrefix(line, "--- BENCH: "); ok {
 			logged = pkg + "/" + procSuffix.ReplaceAllString(strings.TrimSpace(name), "")
 			continue
@@ -319,6 +339,18 @@ func parseBench(r io.Reader, into map[string]Samples, why map[string]string) (se
 		}
 	}
 	return sec, sc.Err()
+}
+
+// tookSeconds is the time go test's "ok" line gives its package: the
+// commands of a run end one after another, so their sum is how long the
+// run took.
+func tookSeconds(line string) (float64, bool) {
+	f := strings.Fields(line)
+	if len(f) != 3 || f[0] != "ok" || !strings.HasSuffix(f[2], "s") {
+		return 0, false
+	}
+	d, err := strconv.ParseFloat(strings.TrimSuffix(f[2], "s"), 64)
+	return d, err == nil
 }
 
 // overlap reports whether two taskset CPU lists share a CPU.

@@ -80,7 +80,7 @@ func TestCostAtLoad(t *testing.T) {
 			t.Errorf("the section lacks %q:\n%s", want, text)
 		}
 	}
-	if got := coresAt(rep, "nethttp"); got != "0.30" {
+	if got := coresCell(rep, "nethttp"); got != "0.30" {
 		t.Errorf("the pick table's cores at 10 000 req/s: %q, want 0.30 (30 µs a request)", got)
 	}
 	if got := heldCell(rep, "nethttp"); got != "31\u2009000" {

@@ -84,15 +84,14 @@ func (p Part) write(b *strings.Builder, rep report.Report) {
 // PickLong is REPORT.md's pick section: the README's table, its lines,
 // and what each stack gives an application.
 func PickLong(rep report.Report) string {
-	t := pickTable(rep)
-	if t == "" {
+	if rep.Pick == nil {
 		return ""
 	}
 	var b strings.Builder
-	b.WriteString(t + "\n" + actLine(rep, "the sections below") + "\n" + jsonLine(rep) + runsLine(rep, "this report's header") + "\n| stack | what it gives a real application |\n|---|---|\n")
+	b.WriteString(strings.NewReplacer("](docs/", "](../docs/", "(results/", "(").Replace(PickShort(rep)) + "\n| stack | handlers | what it gives a real application |\n|---|---|---|\n")
 	for _, s := range report.Order() {
 		if g := gives(s); g != "" {
-			fmt.Fprintf(&b, "| %s | %s |\n", s, g)
+			fmt.Fprintf(&b, "| %s | %s | %s |\n", s, handlers[s], g)
 		}
 	}
 	return b.String()

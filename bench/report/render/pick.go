@@ -11,6 +11,12 @@ import (
 	"hellobench/internal/targets"
 )
 
+// The pick table is make bench's one run (Report.Pick): every cell a
+// figure of that invocation, or a ratio of two of its figures, so that a
+// reader can size a service with it and rerun it on their own machine.
+// Only the range over the hosts recorded and the hostile-clients column
+// come from elsewhere, each naming its source.
+
 // gives is what the stack s gives a real application beyond the page,
 // from the target table; "" for a target without the line.
 func gives(s string) string {
@@ -22,9 +28,19 @@ func gives(s string) string {
 }
 
 // pickRefs are the pick table's references, below the stacks a reader can
-// adopt: nginx, the project's own server on io_uring (no library anyone
-// would adopt: it owns its HTTP), and the floors.
-var pickRefs = []string{"nginx", "uring", "floor", "floor-uring"}
+// adopt, each with its status in one line.
+var pickRefs = []struct{ name, status string }{
+	{"nginx", "the yardstick every ratio is taken against: C, one event loop, its own parser."},
+	{"uring", "this project's own server on io_uring, **not for production**: its HTTP parser and connection lifecycle are written and reviewed only here, " +
+		"and it serves neither TLS nor HTTP/2. It shows what io_uring saves a server like gnet."},
+	{"floor", "the least a Go server on epoll spends per request *when saturated*: it reads a request and writes a fixed answer, with no parser. " +
+		"Below saturation each request also pays its own wake-ups, and the floor can cost more than nginx ([docs/load.md](docs/load.md))."},
+	{"floor-uring", "the same floor on io_uring, the least uring could spend when saturated."},
+}
+
+func isRef(s string) bool {
+	return slices.ContainsFunc(pickRefs, func(r struct{ name, status string }) bool { return r.name == s })
+}
 
 // handlers names the handlers each row's application is written as: the
 // API a reader's code would be written against.
@@ -34,29 +50,36 @@ var handlers = map[string]string{
 	"gnet": "own HTTP", "uring": "own HTTP", "floor": "no parser", "floor-uring": "no parser", "nginx": "C",
 }
 
-// pickRate is the steady rate the pick table sizes a service at: the
-// lowest of make bench-load's ladder, one every stack holds on one core.
-const pickRate = 10000
+// ratioTarget is the interval a stack's ratio to nginx must be known to
+// for a reader's choice: ±2.5 %, so that two stacks 5 % apart (the
+// difference worth acting on) are told apart; ±15 % for a stack five
+// times nginx's cost or more (fcgi), where nothing near it is a choice.
+func ratioTarget(ratio float64) float64 {
+	if ratio >= 5 {
+		return 0.15
+	}
+	return 0.025
+}
 
 // pickRow is one stack's cells in the pick table.
 type pickRow struct {
-	name, gets, ceiling, cores, held, idle, https string
+	name, stack, ratio, cores, held, idle, https, hostile string
 }
 
 // pickRows are the adoptable stacks' rows, then the references'.
-func pickRows(rep report.Report) (stacks, refs []pickRow) {
+func pickRows(rep report.Report, run report.Report) (stacks, refs []pickRow) {
 	for _, s := range report.Order() {
 		t, err := targets.Lookup(s)
 		if err != nil || t.Kind != targets.Server || isRef(s) {
 			continue
 		}
-		if r, ok := pickRowOf(rep, t); ok {
+		if r, ok := pickRowOf(rep, run, t); ok {
 			stacks = append(stacks, r)
 		}
 	}
-	for _, s := range pickRefs {
-		if t, err := targets.Lookup(s); err == nil {
-			if r, ok := pickRowOf(rep, t); ok {
+	for _, ref := range pickRefs {
+		if t, err := targets.Lookup(ref.name); err == nil {
+			if r, ok := pickRowOf(rep, run, t); ok {
 				refs = append(refs, r)
 			}
 		}
@@ -64,22 +87,19 @@ func pickRows(rep report.Report) (stacks, refs []pickRow) {
 	return stacks, refs
 }
 
-func isRef(s string) bool { return slices.Contains(pickRefs, s) }
-
-// pickRowOf is t's row, if its keep-alive ceiling was measured.
-func pickRowOf(rep report.Report, t targets.Target) (pickRow, bool) {
-	p, ok := report.Find(rep.Ceilings, t.Name, string(bench.KeepAlive))
+// pickRowOf is t's row, if the run measured its keep-alive ceiling.
+func pickRowOf(rep, run report.Report, t targets.Target) (pickRow, bool) {
+	p, ok := report.Find(run.Ceilings, t.Name, string(bench.KeepAlive))
 	if !ok {
 		return pickRow{}, false
 	}
-	return pickRow{name: t.Name, gets: getsOf(t), ceiling: ceilingCell(p) + hostsCell(rep, t.Name), cores: coresAt(rep, t.Name),
-		held: heldCell(rep, t.Name), idle: idleCell(rep, t.Name), https: httpsCell(rep, t)}, true
+	return pickRow{name: t.Name, stack: stackCell(t), ratio: pickRatioCell(p) + hostsCell(rep, t.Name), cores: coresCell(run, t.Name),
+		held: heldCell(run, t.Name), idle: idleCell(run, t.Name), https: httpsCell(run, t, p), hostile: hostileCell(rep, t)}, true
 }
 
-// getsOf is what a stack gives an application: its handlers, and whether
-// it serves HTTP/2 and TLS, each said either way so that a reader need not
-// read an absence.
-func getsOf(t targets.Target) string {
+// stackCell is the stack and whether it serves HTTP/2 and TLS, each said
+// either way so that a reader need not read an absence.
+func stackCell(t targets.Target) string {
 	h2, tls := "no h2", "no TLS"
 	if t.H2 {
 		h2 = "h2"
@@ -87,64 +107,84 @@ func getsOf(t targets.Target) string {
 	if t.TLS {
 		tls = "TLS"
 	}
-	return handlers[t.Name] + " · " + h2 + " · " + tls
+	return "**" + t.Name + "** · " + h2 + " · " + tls
 }
 
-// ceilingCell is a keep-alive ceiling's CPU per request and its ratio to
-// nginx, medians: "11.1 µs · 1.91×".
-func ceilingCell(p report.Point) string {
+// pickRatioCell is a keep-alive ceiling's CPU per request over nginx's, with
+// its interval, and says when the interval is wider than the row's
+// target (ratioTarget).
+func pickRatioCell(p report.Point) string {
 	switch {
 	case p.CPU.N == 0 || p.Label != "":
-		return "no ceiling"
+		return "no ceiling: " + or(p.Label, "never saturated")
 	case p.Server == "nginx":
-		return fmt.Sprintf("%s µs · 1×", num(p.CPU.Median, 1))
+		return "1×"
 	case p.CPUVsNginx == nil || p.CPUVsNginx.N == 0:
-		return num(p.CPU.Median, 1) + " µs"
+		return "no block beside nginx"
 	}
-	return fmt.Sprintf("%s µs · %s×", num(p.CPU.Median, 1), num(p.CPUVsNginx.Median, 2))
+	r := *p.CPUVsNginx
+	cell := fmt.Sprintf("%s× (%s–%s)", num(r.Median, 2), num(r.Lo, 2), num(r.Hi, 2))
+	if hw, target := r.HalfWidth(), ratioTarget(r.Median); hw > target {
+		cell += fmt.Sprintf(", **unresolved**: ±%s %% on %s, target ±%s %%", num(100*hw, 1), plural(r.N, "block"), num(100*target, 1))
+	}
+	return cell
+}
+
+// or is a, or b when a is empty.
+func or(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
 }
 
 // hostsCell is the range of a stack's ratio to nginx over every host
-// recorded, where more than one host measured it: a ratio is a property
-// of a stack and a host.
+// recorded, the lowest to the highest median of any invocation, where
+// more than one host measured it: a ratio is a property of a stack and a
+// host.
 func hostsCell(rep report.Report, server string) string {
 	for _, r := range report.HostRanges(rep.Hosts) {
 		if r.Stack == server && r.Hosts > 1 {
-			return fmt.Sprintf(" (%s on %d hosts)", span(r.Lo, r.Hi), r.Hosts)
+			return fmt.Sprintf("; %s on %d hosts", span(r.Lo, r.Hi), r.Hosts)
 		}
 	}
 	return ""
 }
 
-// jsonLine says in a sentence what the JSON endpoint changes in the
-// table, where the run measured it.
-func jsonLine(rep report.Report) string {
-	names := jsonServers(rep)
-	if len(names) == 0 {
-		return ""
+// pickRate is the run's rate for the cores column (Section.Rate).
+func pickRate(run report.Report) int {
+	if r := run.Sections[report.PickSection].Rate; r > 0 {
+		return r
 	}
-	return "JSON (`/json`, each stack's own encoder): " + jsonOrder(rep, names) + "\n\n"
+	return 10000
 }
 
-// coresAt is the cores a stack's CPU at a steady pickRate keeps busy:
-// its CPU per request there (make bench-load's ladder) times the rate.
-func coresAt(rep report.Report, server string) string {
-	l, ok := report.FindLat(rep.Load, server, fmt.Sprintf("r=%d", pickRate), report.CeilingConns)
+// coresCell is the cores a stack keeps busy at the run's rate: its CPU
+// per request measured at that rate, times the rate. A stack whose
+// ceiling is under the rate needs more than one core, and one core
+// cannot measure what more cost.
+func coresCell(run report.Report, server string) string {
+	rate := pickRate(run)
+	l, ok := report.FindLat(run.Load, server, fmt.Sprintf("r=%d", rate), report.CeilingConns)
 	switch {
 	case !ok:
+		if p, ok := report.Find(run.Ceilings, server, string(bench.KeepAlive)); ok && p.Implied.N > 0 && p.Implied.Median < float64(rate)/0.9 {
+			return fmt.Sprintf("over 1: the rate is past 90 %% of its ceiling (%s req/s)", num(roundTo(p.Implied.Median, 3), 0))
+		}
 		return "–"
 	case l.FellOver > 0:
 		return "fell over"
 	case l.CPU == nil || l.CPU.N == 0:
 		return "–"
 	}
-	return num(l.CPU.Median*pickRate/1e6, 2)
+	return num(l.CPU.Median*float64(rate)/1e6, 2)
 }
 
-// heldCell is the highest rate a stack held with its p99 within make
-// bench-load's bound, the median of the searches.
-func heldCell(rep report.Report, server string) string {
-	c, ok := report.FindCapacity(rep.Capacity, server)
+// heldCell is the highest rate a stack held with its p99 within the
+// bound, open loop, the median of the searches: a rate below the
+// ceiling, where a service's clients wait little.
+func heldCell(run report.Report, server string) string {
+	c, ok := report.FindCapacity(run.Capacity, server)
 	switch {
 	case !ok:
 		return "–"
@@ -164,75 +204,236 @@ func roundTo(v float64, n int) float64 {
 	return math.Round(v*k) / k
 }
 
-// pickIdle is the idle connections the pick table prices memory at.
-const pickIdle = 10000
+// pickIdle is the run's idle connections (Section.Idle).
+func pickIdle(run report.Report) int {
+	if n := run.Sections[report.PickSection].Idle; n > 0 {
+		return n
+	}
+	return 10000
+}
 
-// idleCell is the memory pickIdle idle connections add to a stack.
-func idleCell(rep report.Report, server string) string {
-	for _, i := range rep.Idle {
-		if i.Server == server && i.Conns == pickIdle && i.PerConn.N > 0 {
-			return mbText(i.PerConn.Median * pickIdle)
+// idleCell is the memory one idle connection adds to a stack, in KiB,
+// among the run's idle connections.
+func idleCell(run report.Report, server string) string {
+	for _, i := range run.Idle {
+		if i.Server == server && i.Conns == pickIdle(run) && i.PerConn.N > 0 {
+			return kibText(i.PerConn.Median)
 		}
 	}
 	return "–"
 }
 
-// mbText is a number of bytes in MB (MiB), to two significant digits.
-func mbText(v float64) string {
-	mb := v / (1 << 20)
-	if mb >= 10 {
-		return fmt.Sprintf("%.0f MB", roundTo(mb, 2))
+// kibText is a number of bytes in KiB: one unit for every idle
+// connection, to three significant digits.
+func kibText(v float64) string {
+	k := v / 1024
+	if k >= 100 {
+		return fmt.Sprintf("%.0f KiB", k)
 	}
-	return fmt.Sprintf("%.1f MB", mb)
+	return fmt.Sprintf("%.1f KiB", roundTo(k, 3))
 }
 
-// httpsCell is a stack's CPU per keep-alive request over TLS 1.3 and per
-// request on a new connection with a full handshake (ECDSA P-256), or
-// says it serves no TLS.
-func httpsCell(rep report.Report, t targets.Target) string {
+// httpsCell is what TLS adds to a stack's keep-alive request, over its
+// plaintext ceiling's CPU per request in the same run, and a full TLS
+// 1.3 handshake counted in keep-alive requests over TLS, or says the
+// stack serves no TLS.
+func httpsCell(run report.Report, t targets.Target, plain report.Point) string {
 	if !t.TLS {
 		return "no TLS"
 	}
-	ka, full := "–", "–"
-	for _, r := range rep.TLS {
+	var ka, full *report.TLSRow
+	for i, r := range run.TLS {
 		switch {
-		case r.Server != t.Name || r.Implied.N == 0:
+		case r.Server != t.Name || r.CPU.N == 0 || r.Key != "ecdsa" && r.Key != "":
 		case r.Mode == string(bench.TLSKeepAlive):
-			ka = num(r.CPU.Median, 1) + " µs"
+			ka = &run.TLS[i]
 		case r.Mode == string(bench.TLSFull):
-			full = num(r.CPU.Median, 0) + " µs"
+			full = &run.TLS[i]
 		}
 	}
-	if ka == "–" && full == "–" {
+	adds, worth := "–", "–"
+	if ka != nil && plain.CPU.N > 0 {
+		adds = fmt.Sprintf("+%s %%", num(100*(ka.CPU.Median/plain.CPU.Median-1), 0))
+	}
+	if ka != nil && full != nil {
+		worth = fmt.Sprintf("%s requests", num(full.CPU.Median/ka.CPU.Median, 1))
+	}
+	if adds == "–" && worth == "–" {
 		return "–"
 	}
-	return ka + " · " + full
+	return adds + " · " + worth
+}
+
+// hostileCell is how a stack held against hostile clients in the
+// robustness suite's run: "holds", or the tests it fell short in, with a
+// link to its section.
+func hostileCell(rep report.Report, t targets.Target) string {
+	h, ok := rep.Robustness.Find(t.Name)
+	if !ok {
+		return "–"
+	}
+	link := "(results/ROBUSTNESS.md#" + t.Name + ")"
+	var short []string
+	for _, f := range h.Failed {
+		short = append(short, f+" (failed)")
+	}
+	short = append(short, h.Deviations...)
+	switch {
+	case len(short) == 0 && len(h.Skipped) == 0:
+		return "[holds]" + link
+	case len(short) == 0:
+		return fmt.Sprintf("[holds; %s not run]%s", strings.Join(h.Skipped, ", "), link)
+	}
+	return "[" + strings.Join(short, ", ") + "]" + link
 }
 
 // pickTable is the figures side of the choice: the stacks a reader can
 // adopt, then the references.
-func pickTable(rep report.Report) string {
-	stacks, refs := pickRows(rep)
+func pickTable(rep, run report.Report) string {
+	stacks, refs := pickRows(rep, run)
 	if len(stacks) == 0 {
 		return ""
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "| stack | handlers · HTTP/2 · TLS | CPU/request · vs nginx | cores for %s req/s | req/s one core holds, p99 ≤ %s | memory, %s idle connections | HTTPS: CPU/request · full handshake |\n",
-		num(pickRate, 0), sloText(rep), num(pickIdle, 0))
-	b.WriteString("|---|---|--:|--:|--:|--:|--:|\n")
+	fmt.Fprintf(&b, "| stack · HTTP/2 · TLS | [CPU per request](docs/glossary.md#cpu-per-request) at the [ceiling](docs/glossary.md#ceiling), over nginx's | cores at %s req/s | req/s held with p99 ≤ %s ([not the ceiling](docs/glossary.md#held-rate)) | memory per idle connection | HTTPS: TLS adds · a [full handshake](docs/glossary.md#full-handshake) costs | hostile clients |\n",
+		num(float64(pickRate(run)), 0), sloText(run))
+	b.WriteString("|---|--:|--:|--:|--:|--:|---|\n")
 	row := func(r pickRow) {
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", r.name, r.gets, r.ceiling, r.cores, r.held, r.idle, r.https)
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", r.stack, r.ratio, r.cores, r.held, r.idle, r.https, r.hostile)
 	}
 	for _, r := range stacks {
 		row(r)
 	}
 	if len(refs) > 0 {
-		b.WriteString("| *references* | | | | | | |\n")
+		b.WriteString("| *[references](docs/glossary.md#reference)* | | | | | | |\n")
 	}
 	for _, r := range refs {
 		row(r)
 	}
 	return b.String()
+}
+
+// sloText is the p99 bound of the run's search, as the table heads its
+// column.
+func sloText(run report.Report) string {
+	if len(run.Capacity) == 0 {
+		return "5 ms"
+	}
+	return num(run.Capacity[0].SLO/1000, 0) + " ms"
+}
+
+// runLine opens the pick section with the one run it shows: where, when,
+// how long, and the command that makes it again.
+func runLine(rep, run report.Report) string {
+	s := run.Sections[report.PickSection]
+	took := ""
+	if s.Took > 0 {
+		took = fmt.Sprintf(", %s minutes", num(math.Round(s.Took/60), 0))
+	}
+	quick := ""
+	if s.Quick {
+		quick = " **A quick smoke run: not for publishing.**"
+	}
+	return fmt.Sprintf("One run of `make bench` on %s, %s%s; every cell below but the range over hosts and the hostile clients comes from it, and `make bench` (`RATE=N` to price the cores at your rate) makes it again on your machine.%s\n\n",
+		runHostName(rep, s), s.Date, took, quick)
+}
+
+// runHostName names the host a run was made on: its letter in the hosts
+// table and its processor.
+func runHostName(rep report.Report, s report.Section) string {
+	m := s.Machine
+	cpu := m.CPU
+	if m.Family != "" {
+		cpu = fmt.Sprintf("%s, family %s model %s", m.CPU, m.Family, m.Model)
+	}
+	if h := strings.TrimPrefix(runHost(rep, s), ", "); strings.HasPrefix(h, "host ") {
+		return fmt.Sprintf("[%s](docs/glossary.md#host) (%s)", h, cpu)
+	}
+	return cpu
+}
+
+// notesLines are the lines under the table: what each column is, how
+// sure, and the references' status.
+func notesLines(rep, run report.Report) string {
+	var b strings.Builder
+	s := run.Sections[report.PickSection]
+	aa := "–"
+	if p, ok := report.Find(run.Ceilings, "nginx"+bench.TwinSuffix, string(bench.KeepAlive)); ok && p.CPUVsNginx != nil && p.CPUVsNginx.N > 0 {
+		aa = fmt.Sprintf("±%s %%", num(100*p.CPUVsNginx.HalfWidth(), 1))
+	}
+	fmt.Fprintf(&b, "How sure: a ratio's interval is the 95 %% interval of its median over %s (keep-alive, 50 connections, each run beside a reference nginx); "+
+		"nginx against itself (the [A/A row](docs/glossary.md#aa-row)) is within %s in this run. Two stacks under 5 %% apart are a [tie](docs/glossary.md#tie) for a choice.\n\n",
+		plural(s.Rounds, "block"), aa)
+	fmt.Fprintf(&b, "A request costs less as the rate rises (its wake-ups are shared among more requests), so the cores column is measured at %s req/s, not scaled: "+
+		"price your own rate with `make bench RATE=N`, or read the ladder in [docs/load.md](docs/load.md). "+
+		"The HTTPS column is TLS 1.3 with an ECDSA P-256 certificate: what keep-alive over TLS adds to the same stack's plaintext request, and a new connection's full handshake in keep-alive requests over TLS.\n\n",
+		num(float64(pickRate(run)), 0))
+	if r := rep.Robustness; r != nil {
+		host := "a host not in the hosts table"
+		for i, h := range rep.Hosts {
+			if h.Key == r.Host {
+				host = fmt.Sprintf("host %c", 'A'+i)
+			}
+		}
+		size := "quick sizes"
+		if r.Full {
+			size = "full sizes"
+		}
+		fmt.Fprintf(&b, "Hostile clients: `make robust` (%s) on %s, %s: slow and never-reading clients, floods, resets; a stack named there falls short in that test.\n\n", size, host, r.Date)
+	}
+	b.WriteString("References:\n\n")
+	for _, ref := range pickRefs {
+		fmt.Fprintf(&b, "- **%s**: %s\n", ref.name, ref.status)
+	}
+	return b.String()
+}
+
+// PickShort is the README's section: the run, the table, and the lines
+// under it; a line saying so when make bench has not run.
+func PickShort(rep report.Report) string {
+	if rep.Pick == nil {
+		return "No `make bench` run is recorded yet: run it to make this table.\n"
+	}
+	t := pickTable(rep, *rep.Pick)
+	if t == "" {
+		return "The `make bench` run recorded measured no stack.\n"
+	}
+	return runLine(rep, *rep.Pick) + t + "\n" + notesLines(rep, *rep.Pick)
+}
+
+// PickShortfalls are the pick table's cells left unresolved, and how many
+// blocks in all the run would need to resolve them, for the command's
+// last lines: on a noisy host a run may keep too few blocks.
+func PickShortfalls(run report.Report) []string {
+	s := run.Sections[report.PickSection]
+	blocks := s.Rounds
+	// The time a ceiling block took, from go test's account of each.
+	var perBlock float64
+	for i, c := range s.Commands {
+		if strings.Contains(c, "-bench Ceiling") && i < len(s.Durations) {
+			perBlock += s.Durations[i] / float64(blocks)
+		}
+	}
+	var lines []string
+	for _, p := range run.Ceilings {
+		if p.Mode != string(bench.KeepAlive) || p.CPUVsNginx == nil || p.CPUVsNginx.N == 0 || strings.Contains(p.Server, "/") {
+			continue
+		}
+		r := *p.CPUVsNginx
+		hw, target := r.HalfWidth(), ratioTarget(r.Median)
+		if hw <= target {
+			continue
+		}
+		// An interval narrows as the square root of the blocks kept.
+		need := int(math.Ceil(float64(blocks) * (hw / target) * (hw / target)))
+		more := ""
+		if perBlock > 0 {
+			more = fmt.Sprintf(", about %s minutes more", num(math.Ceil(float64(need-blocks)*perBlock/60), 0))
+		}
+		lines = append(lines, fmt.Sprintf("%s: ratio to nginx ±%s %% on %d of %d blocks kept, target ±%s %%: about %d blocks (-blocks %d)%s",
+			p.Server, num(100*hw, 1), r.N, blocks, num(100*target, 1), need, need, more))
+	}
+	return lines
 }
 
 // pickLoad is the load of make bench-load's blocks at a share of each
@@ -241,101 +442,6 @@ const pickLoad = "25 %"
 
 // pickLabel is the points of make bench-load at pickLoad.
 const pickLabel = "of=25%"
-
-// sloText is the p99 bound of make bench-load's search, as the pick table
-// heads its column.
-func sloText(rep report.Report) string {
-	if len(rep.Capacity) == 0 {
-		return "a bound"
-	}
-	return num(rep.Capacity[0].SLO/1000, 0) + " ms"
-}
-
-// actLine says where each figure's interval is, and how big a difference
-// between two stacks is worth acting on, from the invocations of make
-// bench (Report.Repeat).
-func actLine(rep report.Report, docs string) string {
-	where := "Each figure's interval is in " + docs + "."
-	r := rep.Repeat
-	if r == nil {
-		return where + "\n"
-	}
-	first, last := slices.Min(r.Dates), slices.Max(r.Dates)
-	on := ""
-	if r.Hosts > 1 {
-		on = fmt.Sprintf(" on %d hosts", r.Hosts)
-	}
-	return fmt.Sprintf("%s A difference under %.0f %% between two stacks is not worth acting on: the A/A twin's interval is ±%.1f %%, and a ratio to nginx moved by up to ±%.1f %% (%s) over %d invocations of make bench%s, %s to %s.\n",
-		where, math.Ceil(100*r.Act()), 100*r.AA, 100*r.Moved, r.Server, len(r.Dates), on, first, last)
-}
-
-// runsLine names the runs the pick table comes from, in one line.
-func runsLine(rep report.Report, versions string) string {
-	var runs []string
-	add := func(what, section, unit string) {
-		if s, ok := rep.Sections[section]; ok {
-			n := s.Rounds
-			if s.Kept > 0 { // a stopping rule: the blocks it ran
-				n = blocksIn(s)
-			}
-			runs = append(runs, fmt.Sprintf("%s %s (%s%s)", what, s.Date, plural(n, unit), runHost(rep, s)))
-		}
-	}
-	add("ceilings", "ceilings", "block")
-	add("load", "load", "round")
-	if s := searchSection(rep); s.Date != "" {
-		runs = append(runs, fmt.Sprintf("p99 search %s (%s%s)", s.Date, plural(s.Rounds, "round"), runHost(rep, s)))
-	}
-	add("idle", "sweep", "round")
-	add("uring's idle", report.UringSection, "block")
-	add("HTTPS", "tls-keepalive", "block")
-	add("handshakes", "tls-handshake", "block")
-	return "_Runs: " + strings.Join(runs, "; ") + "; the hosts by letter and the stacks' versions: " + versions + "._\n"
-}
-
-// mixedHosts warns, where the table's columns come from runs on more than
-// one host, which columns come from which: hosts differ in speed (each
-// host's nginx is its yardstick), so a column compares stacks, and two
-// columns from two hosts do not compare with each other. "" when one host
-// made them all.
-func mixedHosts(rep report.Report) string {
-	columns := []struct {
-		name string
-		s    report.Section
-	}{
-		{"CPU/request", rep.Sections["ceilings"]},
-		{"cores", rep.Sections["load"]},
-		{"req/s", searchSection(rep)},
-		{"memory", rep.Sections["sweep"]},
-		{"HTTPS", rep.Sections["tls-keepalive"]},
-		{"handshake", rep.Sections["tls-handshake"]},
-	}
-	var hosts []string
-	cols := map[string][]string{}
-	for _, c := range columns {
-		if c.s.Date == "" {
-			continue
-		}
-		h := strings.TrimPrefix(runHost(rep, c.s), ", ")
-		if h == "" {
-			h = "a host not recorded"
-		}
-		if !slices.Contains(hosts, h) {
-			hosts = append(hosts, h)
-		}
-		cols[h] = append(cols[h], c.name)
-	}
-	if len(hosts) < 2 {
-		return ""
-	}
-	var parts []string
-	for _, h := range hosts {
-		parts = append(parts, strings.Join(cols[h], ", ")+" from "+h)
-	}
-	return "**Columns from more than one host**: " + strings.Join(parts, "; ") +
-		". Hosts run at different speeds, so compare stacks within a column, not one column's figure with another's. "
-}
-
 // runHost names the recorded host a section's run was made on, by its
 // letter in the hosts table ("host C"), or its processor where no host
 // record matches: a table whose columns come from runs on two hosts says
@@ -357,12 +463,12 @@ func runHost(rep report.Report, s report.Section) string {
 	return ", on " + m.CPU
 }
 
-// PickShort is the README's section: the table and three lines.
-func PickShort(rep report.Report) string {
-	t := pickTable(rep)
-	if t == "" {
+// jsonLine says in a sentence what the JSON endpoint changes in the
+// table, where the run measured it.
+func jsonLine(rep report.Report) string {
+	names := jsonServers(rep)
+	if len(names) == 0 {
 		return ""
 	}
-	return t + "\n" + actLine(rep, "[docs/ceilings.md](docs/ceilings.md), [docs/load.md](docs/load.md) and [bench/COSTS.md](bench/COSTS.md)") +
-		"\n" + jsonLine(rep) + mixedHosts(rep) + runsLine(rep, "[results/REPORT.md](results/REPORT.md)")
+	return "JSON (`/json`, each stack's own encoder): " + jsonOrder(rep, names) + "\n\n"
 }

@@ -8,14 +8,14 @@ import (
 	"hellobench/bench/report"
 )
 
-// pickReport is a report with every figure the pick table reads, for
-// nethttp, gnet and nginx.
-func pickReport(t *testing.T) report.Report {
+// pickRun is a make bench run with every figure the pick table reads,
+// for nethttp, gnet, nginx and nginx's A/A twin, on the machine m.
+func pickRun(t *testing.T, m report.Machine) report.Report {
 	t.Helper()
 	fig := func(v ...float64) report.Figure { return bench.FigureOf(v) }
 	ptr := func(f report.Figure) *report.Figure { return &f }
 	ka := func(server string, cpu float64, vs *report.Figure) report.Point {
-		return report.Point{Server: server, Mode: "keepalive", CPU: fig(cpu, cpu, cpu), CPUVsNginx: vs}
+		return report.Point{Server: server, Mode: "keepalive", CPU: fig(cpu, cpu, cpu), Implied: fig(1e6/cpu, 1e6/cpu, 1e6/cpu), CPUVsNginx: vs}
 	}
 	at := func(server string, cpu float64) report.Lat {
 		l, ok := report.LatPoint(server+"/r=10000/c=50", report.Samples{"N": {1, 1}, "rate": {10000, 10000}, "req/s": {10000, 10000},
@@ -26,88 +26,107 @@ func pickReport(t *testing.T) report.Report {
 		return l
 	}
 	tls := func(server, mode string, cpu float64) report.TLSRow {
-		return report.TLSRow{Point: report.Point{Server: server, Mode: mode, CPU: fig(cpu, cpu), Implied: fig(1e6/cpu, 1e6/cpu)}}
+		return report.TLSRow{Point: report.Point{Server: server, Mode: mode, CPU: fig(cpu, cpu), Implied: fig(1e6/cpu, 1e6/cpu)}, Key: "ecdsa"}
 	}
 	return report.Report{
-		Machine:  report.Machine{CPU: "Test CPU"},
-		Sections: map[string]report.Section{"ceilings": {Date: "2026-12-05 00:59 UTC", Rounds: 26}, "load": {Date: "2026-12-05 02:01 UTC", Rounds: 6}},
-		Ceilings: []report.Point{ka("nethttp", 11.05, ptr(fig(1.90, 1.91, 1.95))), ka("gnet", 5.3, ptr(fig(0.92, 0.92, 0.93))), ka("nginx", 5.75, nil)},
+		Sections: map[string]report.Section{report.PickSection: {Date: "2026-12-08 01:00 UTC", Rounds: 26, Rate: 10000, Idle: 10000, Took: 1800, Machine: m}},
+		Ceilings: []report.Point{
+			ka("nethttp", 11.05, ptr(fig(1.90, 1.91, 1.92))), ka("gnet", 5.3, ptr(fig(0.92, 0.92, 0.93))),
+			ka("nginx", 5.75, nil), ka("nginx/aa", 5.75, ptr(fig(0.99, 1.0, 1.01)))},
 		Load:     []report.Lat{at("nethttp", 26.1), at("gnet", 20.8), at("nginx", 14.2)},
-		Capacity: []report.Capacity{{Server: "nethttp", SLO: 5000, Rate: fig(76892, 76892)}, {Server: "gnet", SLO: 5000, Rate: fig(0, 0)}, {Server: "nginx", SLO: 5000, Rate: fig(139213, 139213)}},
+		Capacity: []report.Capacity{{Server: "nethttp", SLO: 5000, Rate: fig(40000, 40000)}, {Server: "gnet", SLO: 5000, Rate: fig(0, 0)}, {Server: "nginx", SLO: 5000, Rate: fig(139213, 139213)}},
 		Idle:     []report.Idle{{Server: "nethttp", Conns: 10000, PerConn: fig(20464)}, {Server: "gnet", Conns: 10000, PerConn: fig(890)}, {Server: "nginx", Conns: 10000, PerConn: fig(526)}},
-		TLS:      []report.TLSRow{tls("nethttp", "tls-keepalive", 11.2), tls("nethttp", "tls-full", 145), tls("nginx", "tls-keepalive", 8.1), tls("nginx", "tls-full", 169)},
-		Repeat:   &report.Repeat{Dates: []string{"2026-12-05 00:59 UTC", "2026-12-04 15:07 UTC"}, AA: 0.008, Moved: 0.021, Server: "fiber"},
+		TLS:      []report.TLSRow{tls("nethttp", "tls-keepalive", 13.26), tls("nethttp", "tls-full", 145.86), tls("nginx", "tls-keepalive", 8.1), tls("nginx", "tls-full", 169)},
 	}
 }
 
-// TestPickTable checks the README's pick section: seven columns, each
-// row's cells from the figures, the references below the adoptable
-// stacks, "no TLS" for a stack without it, and the line on what
-// difference is worth acting on computed from the invocations.
+// pickMachine is the test's host, filed as host A.
+var pickMachine = report.Machine{CPU: "AMD EPYC", Kernel: "Linux 6.18", Vendor: "AuthenticAMD", Family: "26", Model: "2", Stepping: "1", Microcode: "0x1"}
+
+// pickReport is a results directory's report holding the run, with its
+// host recorded and the robustness page read.
+func pickReport(t *testing.T) report.Report {
+	run := pickRun(t, pickMachine)
+	return report.Report{
+		Pick:  &run,
+		Hosts: []report.Host{{Key: report.HostKey(pickMachine)}},
+		Robustness: &report.Robustness{Date: "2026-12-07 00:51 UTC", Host: report.HostKey(pickMachine), Full: true, Servers: []report.Hostile{
+			{Server: "nethttp", Held: 10}, {Server: "gnet", Held: 9, Failed: []string{"many pipeliners, never read"}}, {Server: "nginx", Held: 1}}},
+	}
+}
+
+// TestPickTable checks the README's pick section: the one run it shows,
+// seven columns, each cell from that run's figures, the references
+// below the adoptable stacks with a status line each.
 func TestPickTable(t *testing.T) {
 	got := PickShort(pickReport(t))
-	lines := strings.Split(got, "\n")
-	if n := strings.Count(lines[0], "|") - 1; n != 7 {
-		t.Errorf("%d columns, want 7: %s", n, lines[0])
-	}
 	for _, want := range []string{
-		"| stack | handlers · HTTP/2 · TLS | CPU/request · vs nginx | cores for 10\u2009000 req/s | req/s one core holds, p99 ≤ 5 ms | memory, 10\u2009000 idle connections | HTTPS: CPU/request · full handshake |\n",
-		"| nethttp | net/http · h2 · TLS | 11.1 µs · 1.91× | 0.26 | 76\u2009900 | 200 MB | 11.2 µs · 145 µs |\n",
-		"| gnet | own HTTP · no h2 · no TLS | 5.3 µs · 0.92× | 0.21 | none | 8.5 MB | no TLS |\n| *references* | | | | | | |\n",
-		"| nginx | C · h2 · TLS | 5.8 µs · 1× | 0.14 | 139\u2009000 | 5.0 MB | 8.1 µs · 169 µs |\n",
-		"A difference under 3 % between two stacks is not worth acting on: the A/A twin's interval is ±0.8 %, and a ratio to nginx moved by up to ±2.1 % (fiber) over 2 invocations of make bench, 2026-12-04 15:07 UTC to 2026-12-05 00:59 UTC.",
-		"_Runs: ceilings 2026-12-05 00:59 UTC (26 blocks); load 2026-12-05 02:01 UTC (6 rounds); p99 search 2026-12-05 02:01 UTC (2 rounds); the hosts by letter and the stacks' versions: [results/REPORT.md](results/REPORT.md)._",
+		"One run of `make bench` on [host A](docs/glossary.md#host) (AMD EPYC, family 26 model 2), 2026-12-08 01:00 UTC, 30 minutes;",
+		"| cores at 10\u2009000 req/s | req/s held with p99 ≤ 5 ms",
+		"| **nethttp** · h2 · TLS | 1.91× (1.90–1.92) | 0.26 | 40\u2009000 | 20.0 KiB | +20 % · 11.0 requests | [holds](results/ROBUSTNESS.md#nethttp) |\n",
+		"| **gnet** · no h2 · no TLS | 0.92× (0.92–0.93) | 0.21 | none | 0.9 KiB | no TLS | [many pipeliners, never read (failed)](results/ROBUSTNESS.md#gnet) |\n",
+		"| *[references](docs/glossary.md#reference)* | | | | | | |\n| **nginx** · h2 · TLS | 1× | 0.14 | 139\u2009000 | 0.5 KiB | +41 % · 20.9 requests | [holds](results/ROBUSTNESS.md#nginx) |\n",
+		"nginx against itself (the [A/A row](docs/glossary.md#aa-row)) is within ±1.0 % in this run",
+		"Hostile clients: `make robust` (full sizes) on host A, 2026-12-07 00:51 UTC",
+		"- **uring**: this project's own server on io_uring, **not for production**",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("the pick section lacks %q:\n%s", want, got)
 		}
 	}
-	if strings.Contains(got, "–") {
-		t.Errorf("a dash in a table with every figure measured:\n%s", got)
-	}
-	var notes int
-	for _, l := range lines {
-		if l != "" && !strings.HasPrefix(l, "|") {
-			notes++
-		}
-	}
-	if notes > 3 {
-		t.Errorf("%d lines under the table, want 3 at most:\n%s", notes, got)
+	header := strings.Split(got, "\n")[2]
+	if n := strings.Count(header, " | ") + 1; n != 7 {
+		t.Errorf("%d columns, want 7: %s", n, header)
 	}
 }
 
-// TestPickUnmeasured checks the cells of figures not measured: a dash,
-// and no line on differences without other invocations.
+// TestPickOneRun checks that the table draws on make bench's run alone:
+// figures of other runs in the same results change no cell.
+func TestPickOneRun(t *testing.T) {
+	rep := pickReport(t)
+	want := PickShort(rep)
+	other := pickRun(t, report.Machine{CPU: "Other CPU"})
+	for i := range other.Ceilings {
+		other.Ceilings[i].CPU = bench.FigureOf([]float64{99, 99})
+	}
+	rep.Sections, rep.Ceilings, rep.Load, rep.Capacity, rep.Idle, rep.TLS = other.Sections, other.Ceilings, other.Load, other.Capacity, other.Idle, other.TLS
+	if got := PickShort(rep); got != want {
+		t.Errorf("another run's figures changed the pick table:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// TestPickUnresolved checks a ratio wider than its target: the cell
+// says so, and the command's closing lines say how many blocks would
+// resolve it and how long they would take.
+func TestPickUnresolved(t *testing.T) {
+	rep := pickReport(t)
+	wide := bench.FigureOf([]float64{1.80, 1.91, 2.02})
+	rep.Pick.Ceilings[0].CPUVsNginx = &wide
+	s := rep.Pick.Sections[report.PickSection]
+	s.Commands = []string{"go test -run '^$' -bench Ceiling -benchtime 1x ./bench -args -block 0", "go test -run '^$' -bench '^BenchmarkLoad$' ./bench"}
+	s.Durations = []float64{26 * 12, 100}
+	rep.Pick.Sections[report.PickSection] = s
+	if got := PickShort(rep); !strings.Contains(got, "| 1.91× (1.80–2.02), **unresolved**: ±5.8 % on 3 blocks, target ±2.5 % |") {
+		t.Errorf("the unresolved cell:\n%s", got)
+	}
+	lines := PickShortfalls(*rep.Pick)
+	want := "nethttp: ratio to nginx ±5.8 % on 3 of 26 blocks kept, target ±2.5 %: about 138 blocks (-blocks 138), about 23 minutes more"
+	if len(lines) != 1 || lines[0] != want {
+		t.Errorf("shortfalls %q, want [%q]", lines, want)
+	}
+}
+
+// TestPickUnmeasured checks the cells of figures not measured, and the
+// section when make bench never ran.
 func TestPickUnmeasured(t *testing.T) {
 	rep := pickReport(t)
-	rep.Load, rep.Idle, rep.TLS, rep.Repeat = nil, nil, nil, nil
+	rep.Pick.Load, rep.Pick.Idle, rep.Pick.TLS, rep.Robustness = nil, nil, nil, nil
 	got := PickShort(rep)
-	if !strings.Contains(got, "| nethttp | net/http · h2 · TLS | 11.1 µs · 1.91× | – | 76\u2009900 | – | – |\n") || !strings.Contains(got, "| gnet | own HTTP · no h2 · no TLS | 5.3 µs · 0.92× | – | none | – | no TLS |\n") {
-		t.Errorf("the rows without load, idle and TLS figures:\n%s", got)
+	if !strings.Contains(got, "| **nethttp** · h2 · TLS | 1.91× (1.90–1.92) | – | 40\u2009000 | – | – | – |\n") {
+		t.Errorf("the row without load, idle, TLS and robustness figures:\n%s", got)
 	}
-	if strings.Contains(got, "worth acting on") {
-		t.Errorf("a threshold without other invocations:\n%s", got)
-	}
-}
-
-// TestPickMixedHosts checks the warning, in the runs line, that the
-// table's columns come from runs on two hosts, naming which from which.
-func TestPickMixedHosts(t *testing.T) {
-	rep := pickReport(t)
-	b := report.Machine{CPU: "AMD EPYC", Kernel: "Linux 6.18", Vendor: "AuthenticAMD", Family: "26", Model: "2", Stepping: "1", Microcode: "0x1"}
-	d := b
-	d.Family, d.Model = "23", "49"
-	rep.Hosts = []report.Host{{Key: report.HostKey(b)}, {Key: report.HostKey(d)}}
-	ceil, load := rep.Sections["ceilings"], rep.Sections["load"]
-	ceil.Machine, load.Machine = d, b
-	rep.Sections = map[string]report.Section{"ceilings": ceil, "load": load}
-	got := PickShort(rep)
-	want := "**Columns from more than one host**: CPU/request from host B; cores, req/s from host A. Hosts run at different speeds, so compare stacks within a column, not one column's figure with another's. _Runs: ceilings"
-	if !strings.Contains(got, want) {
-		t.Errorf("the pick section lacks %q:\n%s", want, got)
-	}
-	rep.Sections["load"] = report.Section{Date: load.Date, Rounds: load.Rounds, Machine: d}
-	if got := PickShort(rep); strings.Contains(got, "more than one host") {
-		t.Errorf("a warning with every column from one host:\n%s", got)
+	rep.Pick = nil
+	if got := PickShort(rep); got != "No `make bench` run is recorded yet: run it to make this table.\n" {
+		t.Errorf("without a run: %q", got)
 	}
 }
