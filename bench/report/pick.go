@@ -39,7 +39,7 @@ type Hostile struct {
 	// Held are the tests every assertion of which passed; Deviations
 	// those held with a documented shortfall, Failed and Skipped the
 	// rest, each by test name.
-	Held                         int
+	Held                        int
 	Deviations, Failed, Skipped []string
 }
 

@@ -442,6 +442,7 @@ const pickLoad = "25 %"
 
 // pickLabel is the points of make bench-load at pickLoad.
 const pickLabel = "of=25%"
+
 // runHost names the recorded host a section's run was made on, by its
 // letter in the hosts table ("host C"), or its processor where no host
 // record matches: a table whose columns come from runs on two hosts says
