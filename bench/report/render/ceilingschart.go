@@ -2,22 +2,25 @@ package render
 
 import (
 	"fmt"
+	"math"
 
 	"hellobench/bench"
 	"hellobench/bench/report"
 )
 
 // CeilingsSVG draws, for each mode, every server's CPU per request as a
-// ratio to nginx's: a bar to the median with a min–max whisker.
+// ratio to nginx's: a bar to the median with a min–max whisker, on a log
+// axis, so that fcgi at fifteen times nginx leaves the Go stacks, within
+// three times of it, apart enough to read.
 func CeilingsSVG(rep report.Report) string {
 	var modes [][]report.Point
-	hi := 1.0
+	lo, hi := 1.0, 1.0
 	for _, m := range bench.Modes {
 		var rows []report.Point
 		for _, p := range rep.Ceilings {
 			if p.Mode == string(m) && p.CPUVsNginx != nil && p.CPUVsNginx.N > 0 {
 				rows = append(rows, p)
-				hi = max(hi, p.CPUVsNginx.Hi)
+				lo, hi = min(lo, p.CPUVsNginx.Lo), max(hi, p.CPUVsNginx.Hi)
 			}
 		}
 		if len(rows) > 0 {
@@ -27,8 +30,8 @@ func CeilingsSVG(rep report.Report) string {
 	if len(modes) == 0 {
 		return ""
 	}
-	ticks := linTicks(max(hi, 1.1))
-	xs := axis{lo: 0, hi: ticks[len(ticks)-1], from: plotL, to: barR}
+	ticks := ratioTicks(lo, max(hi, 1.1))
+	xs := axis{lo: ticks[0], hi: ticks[len(ticks)-1], from: plotL, to: barR, log: true}
 	s := &svg{}
 	s.heading("Server CPU per request relative to nginx",
 		"bar: median of the blocks; whisker: its 95 % confidence interval; ≈ nginx: the interval includes 1.0; hatched: never saturated, no ceiling")
@@ -36,7 +39,7 @@ func CeilingsSVG(rep report.Report) string {
 	for _, rows := range modes {
 		y = s.ceilingPanel(rows, xs, ticks, y)
 	}
-	s.text((plotL+barR)/2, y+4, anchorMid+bold, "server CPU per request ÷ nginx's (lower is better)")
+	s.text((plotL+barR)/2, y+4, anchorMid+bold, "server CPU per request ÷ nginx's, log scale (lower is better)")
 	return s.done(y + 18)
 }
 
@@ -79,4 +82,23 @@ func modeTitle(p report.Point) string {
 		return fmt.Sprintf("pipelined, %d requests in flight on each of %d connections", bench.PipelineDepth, p.Conns)
 	}
 	return fmt.Sprintf("%s, %d connections", p.Mode, p.Conns)
+}
+
+// ratioTicks are the 1-2-5 steps from the largest at or under lo to the
+// first at or over hi: a log axis of ratios read at round values.
+func ratioTicks(lo, hi float64) []float64 {
+	var t []float64
+	for e := math.Floor(math.Log10(lo)) - 1; ; e++ {
+		for _, m := range []float64{1, 2, 5} {
+			v := m * math.Pow(10, e)
+			if v <= lo {
+				t = []float64{v} // the largest at or under lo so far
+				continue
+			}
+			t = append(t, v)
+			if v >= hi {
+				return t
+			}
+		}
+	}
 }

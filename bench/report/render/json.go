@@ -1,6 +1,7 @@
 package render
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -223,4 +224,31 @@ func JSONSection(rep report.Report) string {
 		t += "\nnet/http's encoders side by side, in memory (bench/COSTS.md section 10):\n\n" + e
 	}
 	return t
+}
+
+// JSONLine is the README's sentence on the JSON endpoint, the number
+// first: what a /json request adds to the page's over the stacks, then
+// whether it changes their order against nginx, from the ceilings' run.
+func JSONLine(rep report.Report) string {
+	names := jsonServers(rep)
+	type added struct {
+		server string
+		us     float64
+	}
+	var adds []added
+	for _, s := range names {
+		js, ok1 := cpuOf(rep, s, string(bench.JSON))
+		page, ok2 := cpuOf(rep, s, string(bench.KeepAlive))
+		if d := bench.Diff(js, page); ok1 && ok2 && d.N > 0 {
+			adds = append(adds, added{s, d.Median})
+		}
+	}
+	if len(adds) == 0 {
+		return ""
+	}
+	slices.SortFunc(adds, func(a, b added) int { return cmp.Compare(a.us, b.us) })
+	lo, hi := adds[0], adds[len(adds)-1]
+	return fmt.Sprintf("JSON adds %s µs (%s) to %s µs (%s) of CPU to a request over the page, by median: `/json`, each stack's own encoder. %s "+
+		"([docs/ceilings.md](docs/ceilings.md), `make bench-ceilings`, %s%s.)\n",
+		num(lo.us, 2), lo.server, num(hi.us, 2), hi.server, jsonOrder(rep, names), rep.Sections["ceilings"].Date, runHost(rep, rep.Sections["ceilings"]))
 }

@@ -293,8 +293,23 @@ func ProtocolsLine(rep report.Report) string {
 				full = fmt.Sprintf("; a full QUIC handshake's cost needs %d blocks with its rate held, and this run has %d (of %s)", lineBlocks, held, plural(len(p.Saturated), "block"))
 			}
 		}
-		return fmt.Sprintf("HTTP/3 (quic-go) cost nethttp %s times its CPU per request over HTTP/2 and %s times its HTTP/1.1-over-TLS figure, at %s req/s, one request at a time on each of 50 connections%s%s ([bench/COSTS.md](bench/COSTS.md#12-http3-against-http2-and-http11-over-tls), `make bench-tls PART=h3`, %s).\n",
-			spread(*h3.VsBase, 2), spread(vsH1, 2), num(float64(report.ProtoRate(rate)), 0), full, idleClause(rep), rep.Sections[report.ProtocolsSection].Date)
+		sec := rep.Sections[report.ProtocolsSection]
+		return fmt.Sprintf("HTTP/3 costs %s HTTP/2's CPU per request at %s req/s%s, and %s HTTP/1.1 over TLS's: nethttp on quic-go, one request at a time on each of 50 connections%s%s ([bench/COSTS.md](bench/COSTS.md#12-http3-against-http2-and-http11-over-tls), `make bench-tls PART=h3`, %s%s).\n",
+			timesFig(*h3.VsBase), num(float64(report.ProtoRate(rate)), 0), protoTarget(*h3.VsBase), timesFig(vsH1), full, idleClause(rep), sec.Date, runHost(rep, sec))
+	}
+	return ""
+}
+
+// timesFig is a ratio as a multiple, median first: "1.61× (1.44–1.69)".
+func timesFig(f report.Figure) string {
+	return fmt.Sprintf("%s× (%s–%s)", num(f.Median, 2), num(f.Lo, 2), num(f.Hi, 2))
+}
+
+// protoTarget says when a protocol's ratio to HTTP/2 is known less
+// well than a reader's choice between protocols asks: ±10 %.
+func protoTarget(f report.Figure) string {
+	if hw := f.HalfWidth(); hw > 0.10 {
+		return fmt.Sprintf(" (**unresolved**: ±%s %%, target ±10 %%)", num(100*hw, 1))
 	}
 	return ""
 }

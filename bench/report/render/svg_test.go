@@ -241,7 +241,7 @@ func TestCeilingsSVG(t *testing.T) {
 		"keep-alive, 50 connections", "a new connection per request, 50 at a time",
 		"nethttp", "gnet", "fcgi", "floor", "nginx = 1",
 		"0.93 (0.90–0.97) [range of 3]", "2.00 (1.90–2.10) [range of 3]", "1.02 (0.97–1.06) [range of 3] ≈ nginx", "3.10 (2.90–3.20) [range of 3], client-bound",
-		"0", "1", "2", "3", "4", "server CPU per request ÷ nginx's (lower is better)")
+		"0.5", "1", "2", "5", "server CPU per request ÷ nginx's, log scale (lower is better)")
 	for _, s := range svgTexts(root) {
 		if strings.HasPrefix(s, "pipelined") {
 			t.Errorf("ceilings: a panel %q for a mode not measured", s)
