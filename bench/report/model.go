@@ -195,9 +195,12 @@ type Memory struct {
 
 // A Section records when and how one part of the report was measured.
 type Section struct {
-	Date     string   `json:"date"`
-	Commands []string `json:"commands"`
-	Rounds   int      `json:"rounds"`
+	Date string `json:"date"`
+	// Invocation is the start of the bin/report invocation that wrote
+	// it (InvocationPrefix); "" in a file from before it was recorded.
+	Invocation string   `json:"invocation,omitempty"`
+	Commands   []string `json:"commands"`
+	Rounds     int      `json:"rounds"`
 	// Kept and Most are a run's stopping rule, when it has one (make
 	// bench-tls's keep-alive blocks): after Rounds whole blocks, blocks
 	// of the rows short of Kept blocks kept, Most blocks at most in all.

@@ -65,7 +65,15 @@ const (
 	ForcedPrefix  = "# forced: "
 	SourcePrefix  = "# cpu source: "
 	PickPrefix    = "# pick: "
+	// InvocationPrefix names the invocation of bin/report that wrote a
+	// file, by its start time: the files one invocation writes share it.
+	InvocationPrefix = "# invocation: "
 )
+
+// SameRun reports whether two sections were written by one invocation.
+func SameRun(a, b Section) bool {
+	return a.Invocation != "" && a.Invocation == b.Invocation
+}
 
 // PickFormat is the pick line's (PickPrefix) sizes: the rate the cores
 // column is priced at and the idle connections the memory column holds
@@ -285,6 +293,10 @@ func parseBench(r io.Reader, into map[string]Samples, why map[string]string) (se
 			if _, err := fmt.Sscanf(u, UntilFormat, &sec.Kept, &sec.Most); err != nil {
 				return sec, fmt.Errorf("the until line %q: %v", u, err)
 			}
+			continue
+		}
+		if inv, ok := strings.CutPrefix(line, InvocationPrefix); ok {
+			sec.Invocation = inv
 			continue
 		}
 		if u, ok := strings.CutPrefix(line, PickPrefix); ok {

@@ -157,7 +157,17 @@ func buildTLS(all map[string]Samples, sections map[string]Section, own map[strin
 		if strings.HasSuffix(p.Mode, bench.RSASuffix) {
 			r.Key = "rsa"
 		}
-		if c, ok := Find(ceilings, p.Server, PlainMode(p.Mode)); ok && c.Implied.N > 0 && p.Implied.N > 0 {
+		// Over the plaintext only within one run: a ratio of two
+		// invocations' medians (two hosts, perhaps) is no figure.
+		sec, ok := sections[tlsSection(p.Mode)]
+		if !ok {
+			sec = sections["tls"] // keep-alive's rows from before their own file
+		}
+		if o := own[tlsPrefix+p.Server+"/"+p.Mode]; o != "" {
+			sec = sections[o]
+		}
+		c, ok := Find(ceilings, p.Server, PlainMode(p.Mode))
+		if ok && c.Implied.N > 0 && p.Implied.N > 0 && (len(sections) == 1 || SameRun(sections["ceilings"], sec)) {
 			r.VsPlain = p.CPU.Median / c.CPU.Median
 			if Handshakes(p.Mode) {
 				r.Handshake = p.CPU.Median - c.CPU.Median

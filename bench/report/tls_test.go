@@ -3,6 +3,8 @@ package report
 import (
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -46,6 +48,21 @@ func TestTLSRows(t *testing.T) {
 	// The plaintext keep-alive ceiling of testdata/ceilings.txt: 25 µs.
 	if !near(ka.VsPlain, 30.0/25) || ka.Handshake != 0 {
 		t.Errorf("vs plaintext %v, handshake %v: want %v and none", ka.VsPlain, ka.Handshake, 30.0/25)
+	}
+	// Run apart, the two make no ratio: a page tells one run.
+	dir := t.TempDir()
+	b, err := os.ReadFile("testdata/tls.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	apart := filepath.Join(dir, "tls.txt")
+	os.WriteFile(apart, []byte(strings.Replace(string(b), InvocationPrefix+"2026-12-01 09:59 UTC", InvocationPrefix+"2026-12-02 09:59 UTC", 1)), 0o644)
+	other, err := Read(map[string]string{"ceilings": "testdata/ceilings.txt", "tls": apart})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := findTLS(t, other, "nethttp", "tls-keepalive"); r.VsPlain != 0 {
+		t.Errorf("vs plaintext %v across two invocations, want none", r.VsPlain)
 	}
 	aa := findTLS(t, rep, "nginx/aa", "tls-keepalive")
 	if aa.CPUVsNginx == nil || !near(aa.CPUVsNginx.Median, 1.01) {

@@ -40,10 +40,10 @@ func CostAtLoad(rep report.Report) string {
 		"after the semicolon, its ratio to nginx's at the same share of nginx's own ceiling, or at the same rate, round by round. " +
 		"Below its ceiling a server wakes for fewer requests at a time, so each pays more of the system calls and wake-ups that a saturated server shares among many.\n\n")
 	if len(shares) > 0 {
-		b.WriteString(loadTable(rep, shares, "share of its own ceiling", func(l report.Lat) string { return fmt.Sprintf("%g %%", l.Share()) }, true))
+		b.WriteString(loadTable(shares, "share of its own ceiling", func(l report.Lat) string { return fmt.Sprintf("%g %%", l.Share()) }))
 	}
 	if len(ladder) > 0 {
-		b.WriteString(loadTable(rep, ladder, "rate, req/s", func(l report.Lat) string { return num(l.Rate, 0) }, false))
+		b.WriteString(loadTable(ladder, "rate, req/s", func(l report.Lat) string { return num(l.Rate, 0) }))
 	}
 	b.WriteString(meterLine(rep.Load))
 	return b.String() + source(rep, "load") + "\n"
@@ -62,19 +62,15 @@ func atLoadTable(rep report.Report) string {
 		"with a reference nginx held at %s of its own ceiling right before and after it. "+
 		"A block counts where the server held its rate (within 1 %%) and the host was at its usual level (the reference within ±%.0f %% of its usual CPU per request, before and after the server); "+
 		"the ratio to nginx is taken in each block against the reference beside the server. "+
-		"\"Over its own ceiling's\" is the median here divided by the median of the same server's keep-alive ceiling in make bench's run: two separate runs, so it has no interval.\n\n",
+		"What a request costs at its ceiling is another run's figure, so it is not set beside these: the pick table's run holds both a ceiling and a steady rate.\n\n",
 		pickLoad, report.CeilingConns, pickLoad, 100*report.HostTol)
-	b.WriteString("| server | CPU µs/request | vs nginx beside it | over its own ceiling's CPU per request | server busy | blocks kept | note |\n|---|--:|--:|--:|--:|--:|---|\n")
+	b.WriteString("| server | CPU µs/request | vs nginx beside it | server busy | blocks kept | note |\n|---|--:|--:|--:|--:|---|\n")
 	for _, p := range rep.AtLoad {
-		over := "–"
-		if c, ok := report.Find(rep.Ceilings, p.Server, string(bench.KeepAlive)); ok && c.CPU.N > 0 && p.CPU.N > 0 {
-			over = num(p.CPU.Median/c.CPU.Median, 2) + "x"
-		}
 		vs := "–"
 		if p.Server != "nginx" {
 			vs = versus(p.CPUVsNginx)
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %d of %d | %s |\n", p.Server, spread(p.CPU, 2), vs, over, pct(p.Busy), p.CPU.N, len(p.Blocks), atLoadNote(p))
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %d of %d | %s |\n", p.Server, spread(p.CPU, 2), vs, pct(p.Busy), p.CPU.N, len(p.Blocks), atLoadNote(p))
 	}
 	return b.String() + "\n" + source(rep, "atload") + "\n\n"
 }
@@ -149,8 +145,9 @@ func CapacityTable(rep report.Report) string {
 }
 
 // loadTable is one table of CPU per request: a row per server, a column
-// per point (head names it), and with ceiling the keep-alive ceiling's.
-func loadTable(rep report.Report, ls []report.Lat, what string, head func(report.Lat) string, ceiling bool) string {
+// per point (head names it). A ceiling from another run is not set
+// beside them: a page tells one run.
+func loadTable(ls []report.Lat, what string, head func(report.Lat) string) string {
 	var labels, heads []string
 	for _, l := range ls {
 		if !slices.Contains(labels, l.Label) {
@@ -158,22 +155,11 @@ func loadTable(rep report.Report, ls []report.Lat, what string, head func(report
 		}
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "| server (%s) | %s |", what, strings.Join(heads, " | "))
-	if ceiling {
-		b.WriteString(" at its ceiling |")
-	}
-	b.WriteString("\n|---|" + strings.Repeat("--:|", len(labels)+b2i(ceiling)) + "\n")
+	fmt.Fprintf(&b, "| server (%s) | %s |\n|---|%s\n", what, strings.Join(heads, " | "), strings.Repeat("--:|", len(labels)))
 	for _, s := range report.LatServers(ls) {
 		b.WriteString("| " + s + " |")
 		for _, label := range labels {
 			b.WriteString(" " + loadCell(ls, s, label) + " |")
-		}
-		if ceiling {
-			c := "–"
-			if p, ok := report.Find(rep.Ceilings, s, "keepalive"); ok && p.CPU.N > 0 {
-				c = spread(p.CPU, 2)
-			}
-			b.WriteString(" " + c + " |")
 		}
 		b.WriteString("\n")
 	}

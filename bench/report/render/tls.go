@@ -73,7 +73,7 @@ func TLSCosts(rep report.Report) string {
 	b.WriteString("\n" + tlsClients + "\n")
 	if s, ok := rep.Sections["tls"]; ok {
 		fmt.Fprintf(&b, "\n_`make bench-tls`, %s, %s%s; each cell is %s, a ratio to nginx taken block by block against the reference nginx over TLS measured right before and after the server; "+
-			"the columns against plaintext set the median over the median of the same stack's ceiling in `make bench`'s run (two invocations, and the plaintext ceilings ran on loadgen: no interval)._\n",
+			"the columns against plaintext set the median over the median of the same stack's ceiling of the same invocation, none where the two ran apart (the plaintext ceilings ran on loadgen: no interval)._\n",
 			s.Date, plural(s.Rounds, "block"), runHost(rep, s), interval(s.Rounds))
 	}
 	if s, ok := rep.Sections["tls-keepalive"]; ok {
