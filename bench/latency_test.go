@@ -26,7 +26,8 @@ var (
 	// round at the ladder's lowest rate, in about twenty minutes.
 	flagLatFor     = flag.Duration("lat-for", 3500*time.Millisecond, "how long each BenchmarkLatency point is measured, after -lat-warmup")
 	flagLatWarmup  = flag.Duration("lat-warmup", 500*time.Millisecond, "the warm-up of each BenchmarkLatency point, at its rate on its connections")
-	flagLatLogs    = flag.String("lat-logs", "", "a directory for each BenchmarkLatency point's HdrHistogram interval log (\"\": none)")
+	flagLatLogs    = flag.String("lat-logs", "", "a directory for each BenchmarkLatency point's HdrHistogram interval log, gzip-compressed (\"\": none)")
+	flagLatLogsOf  = flag.String("lat-logs-of", "", "the one BenchmarkLatency point whose logs -lat-logs keeps, as its benchmark names it: r=25000/c=50 (\"\": every point)")
 	flagLatServers = flag.String("lat-servers", "", "BenchmarkLatency's servers (default: every server and reference, and nginx's A/A twin)")
 	// A 1 ms sleep, jHiccup's default: a thousand wake-ups a second on each
 	// CPU, a fraction of a percent of it.
@@ -119,8 +120,8 @@ func atRate(b *testing.B, cfg Config, client Client, s *Server, p ratePoint, tra
 	// on this kind of machine, and each late wake-up is latency the server
 	// did not cause.
 	l := Load{URL: s.URL(), Mode: KeepAlive, Connections: p.conns, Duration: *flagLatFor, Rate: p.rate, Warmup: *flagLatWarmup, Spin: true}
-	if *flagLatLogs != "" {
-		l.Log = filepath.Join(*flagLatLogs, fmt.Sprintf("%s_%s_c%d_b%d.hlog", strings.ReplaceAll(s.Name, "/", "-"),
+	if *flagLatLogs != "" && (*flagLatLogsOf == "" || *flagLatLogsOf == fmt.Sprintf("%s/c=%d", p.label, p.conns)) {
+		l.Log = filepath.Join(*flagLatLogs, fmt.Sprintf("%s_%s_c%d_b%d.hlog.gz", strings.ReplaceAll(s.Name, "/", "-"),
 			strings.NewReplacer("=", "", "%", "pc").Replace(p.label), p.conns, max(*flagBlock, 0)))
 		if err := os.MkdirAll(*flagLatLogs, 0o755); err != nil {
 			b.Fatal(err)

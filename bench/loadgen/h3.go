@@ -23,11 +23,8 @@ import (
 )
 
 // EngineQUIC is Result.Engine for an HTTP/3 run: quic-go's client, not
-// one of loadgen's own engines; EngineH2 for an HTTP/2 run, net/http's.
-const (
-	EngineQUIC = "quic-go"
-	EngineH2   = "net/http"
-)
+// one of loadgen's own engines.
+const EngineQUIC = "quic-go"
 
 // maxStreams bounds Config.Streams.
 const maxStreams = 1024
@@ -116,20 +113,6 @@ type h3Slot struct {
 	conn *h3Conn
 	old  []*h3Conn // connections set aside while still open, closed at the end
 	tls  *tls.Config
-}
-
-// h3Conn is a connection and the HTTP client on it: a QUIC connection
-// and HTTP/3 (qc, cc), or with Config.H2 a TLS connection over TCP and
-// net/http's HTTP/2 client on it (tc, h2), whose handshake is over when
-// it is made.
-type h3Conn struct {
-	qc      *quic.Conn
-	cc      *http3.ClientConn
-	tc      *tls.Conn
-	h2      *http.ClientConn
-	early   bool         // opened for 0-RTT: requests before the handshake's end go early
-	served  atomic.Int64 // responses read on it
-	counted atomic.Bool  // its handshake is counted
 }
 
 // h3Shard is stats that a share of the slots record into.
@@ -632,56 +615,6 @@ func (w *h3Worker) dial(q *h3Req, first, zeroRTT bool) (*h3Conn, error) {
 	return c, nil
 }
 
-// dialH2 opens a TLS connection over TCP that negotiated h2, and on it an
-// HTTP/2 client (net/http's ClientConn), within the connect wait.
-func (w *h3Worker) dialH2() (*h3Conn, error) {
-	h := w.h
-	ctx, cancel := context.WithTimeout(h.ctx, h.qconf.HandshakeIdleTimeout)
-	defer cancel()
-	var tc *tls.Conn
-	protos := new(http.Protocols)
-	protos.SetHTTP2(true)
-	tr := &http.Transport{
-		Protocols:          protos,
-		DisableCompression: true,
-		// The TLS connection kept, for its handshake's state.
-		DialTLSContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-			d := tls.Dialer{Config: w.slot.tls}
-			nc, err := d.DialContext(ctx, network, addr)
-			if err != nil {
-				return nil, err
-			}
-			tc = nc.(*tls.Conn)
-			if p := tc.ConnectionState().NegotiatedProtocol; p != "h2" {
-				tc.Close()
-				return nil, fmt.Errorf("the server negotiated %q, not h2: it speaks no HTTP/2 over TLS", p)
-			}
-			return tc, nil
-		},
-	}
-	cc, err := tr.NewClientConn(ctx, "https", h.t.addr)
-	if err != nil {
-		return nil, err
-	}
-	return &h3Conn{tc: tc, h2: cc}, nil
-}
-
-// engine is the Result's Engine: the client library the run speaks on.
-func (h *h3Run) engine() string {
-	if h.cfg.H2 {
-		return EngineH2
-	}
-	return EngineQUIC
-}
-
-// over says what the TLS runs over, for the Result's TLS line.
-func (h *h3Run) over() string {
-	if h.cfg.H2 {
-		return "over TCP (h2)"
-	}
-	return "over QUIC (h3)"
-}
-
 // connectFailed counts a failed connect. Before any connection of the run
 // succeeded it ends the run: the target is not there.
 func (w *h3Worker) connectFailed(err error) {
@@ -759,61 +692,6 @@ func (w *h3Worker) setAside(hc *h3Conn) {
 		s.old = append(s.old, hc)
 	}
 	s.mu.Unlock()
-}
-
-func (c *h3Conn) close() {
-	if c.h2 != nil {
-		c.h2.Close()
-		return
-	}
-	c.qc.CloseWithError(quic.ApplicationErrorCode(http3.ErrCodeNoError), "")
-}
-
-// done is closed when c's handshake is over: at once over HTTP/2.
-var done = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
-
-// handshakeComplete is closed when c's handshake is over.
-func (c *h3Conn) handshakeComplete() <-chan struct{} {
-	if c.h2 != nil {
-		return done
-	}
-	return c.qc.HandshakeComplete()
-}
-
-// alive says whether c can still take requests.
-func (c *h3Conn) alive() bool {
-	if c.h2 != nil {
-		return c.h2.Err() == nil
-	}
-	return c.qc.Context().Err() == nil
-}
-
-// gone is closed when c's QUIC connection is; never over HTTP/2, whose
-// handshake is over before anyone waits on it.
-func (c *h3Conn) gone() <-chan struct{} {
-	if c.h2 != nil {
-		return nil
-	}
-	return c.qc.Context().Done()
-}
-
-// tlsState is c's TLS connection state.
-func (c *h3Conn) tlsState() tls.ConnectionState {
-	if c.h2 != nil {
-		return c.tc.ConnectionState()
-	}
-	return c.qc.ConnectionState().TLS
-}
-
-// used0RTT says whether c's server took its early data.
-func (c *h3Conn) used0RTT() bool { return c.qc != nil && c.qc.ConnectionState().Used0RTT }
-
-// roundTrip sends rq on c and returns its response.
-func (c *h3Conn) roundTrip(rq *http.Request) (*http.Response, error) {
-	if c.h2 != nil {
-		return c.h2.RoundTrip(rq)
-	}
-	return c.cc.RoundTrip(rq)
 }
 
 // read reads a response body to its end and returns its length.

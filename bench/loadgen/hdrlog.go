@@ -4,6 +4,8 @@ package loadgen
 
 import (
 	"bufio"
+	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -213,10 +215,14 @@ func readIntervals(rd io.Reader) (comments []string, ivs []logInterval, err erro
 	return comments, ivs, nil
 }
 
-// ReadLog reads a log that WriteLog wrote and returns its Result. A file
-// that is not such a log, or whose counts disagree with its histograms (a
-// log cut short or edited), is an error.
+// ReadLog reads a log that WriteLog wrote, as it is or gzip-compressed,
+// and returns its Result. A file that is not such a log, or whose counts
+// disagree with its histograms (a log cut short or edited), is an error.
 func ReadLog(rd io.Reader) (*Result, error) {
+	rd, err := gunzipped(rd)
+	if err != nil {
+		return nil, err
+	}
 	comments, ivs, err := readIntervals(rd)
 	if err != nil {
 		return nil, err
@@ -308,4 +314,21 @@ func ReadLog(rd io.Reader) (*Result, error) {
 		return nil, errors.New("no start time, or a negative duration")
 	}
 	return r, nil
+}
+
+// gzipMagic starts every gzip stream (RFC 1952, section 2.3.1).
+var gzipMagic = []byte{0x1f, 0x8b}
+
+// gunzipped returns rd decompressed when it is a gzip stream, else rd: a
+// log may be kept compressed (name.hlog.gz) or not.
+func gunzipped(rd io.Reader) (io.Reader, error) {
+	br := bufio.NewReader(rd)
+	if head, _ := br.Peek(len(gzipMagic)); !bytes.Equal(head, gzipMagic) {
+		return br, nil
+	}
+	zr, err := gzip.NewReader(br)
+	if err != nil {
+		return nil, fmt.Errorf("a gzip stream that does not open: %v", err)
+	}
+	return zr, nil
 }

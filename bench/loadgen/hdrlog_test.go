@@ -4,6 +4,7 @@ package loadgen
 
 import (
 	"bytes"
+	"compress/gzip"
 	"errors"
 	"fmt"
 	"math"
@@ -192,6 +193,30 @@ func TestLogRoundTrip(t *testing.T) {
 	got, err = ReadLog(bytes.NewReader(writeLog(t, r)))
 	if err != nil || got.SendLateness != nil {
 		t.Errorf("a log without send lateness: %v, %v", got.SendLateness, err)
+	}
+}
+
+// A gzip-compressed log reads as the log itself; a stream that starts as
+// gzip and is not one is an error that says so.
+func TestReadLogGzip(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(3, 4))
+	r := synthetic(rnd, 5000, time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), 3*time.Second, nil)
+	paced(rnd, r, 5)
+	var z bytes.Buffer
+	zw := gzip.NewWriter(&z)
+	zw.Write(writeLog(t, r))
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadLog(&z)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameResult(t, got, r)
+
+	_, err = ReadLog(bytes.NewReader([]byte{0x1f, 0x8b, 0, 0}))
+	if err == nil || !strings.HasPrefix(err.Error(), "a gzip stream that does not open: ") {
+		t.Errorf("a broken gzip header: %v", err)
 	}
 }
 

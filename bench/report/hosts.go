@@ -131,7 +131,7 @@ func ReadHosts(dir string) ([]Host, error) {
 // nginx, nginx's CPU per request, the machine it recorded and the split
 // check.
 func ReadHostRun(file string) (HostRun, Machine, error) {
-	if _, err := os.Stat(file); err != nil {
+	if err := Stat(file); err != nil {
 		return HostRun{}, Machine{}, fmt.Errorf("no run of make bench: %v", err)
 	}
 	rep, err := Read(map[string]string{"ceilings": file})
@@ -326,7 +326,8 @@ func cmpFloat(a, b float64) int {
 }
 
 // FileHostRun files a make bench's bench.txt under results/hosts: a copy
-// in KEY/DATE/bench.txt, its host's key from the machine it recorded, and
+// in KEY/DATE/bench.txt.gz (which the index names, as ReadFile reads it,
+// KEY/DATE/bench.txt), its host's key from the machine it recorded, and
 // a line in the index (a new host, or a run added to its host). Filing
 // the same run again changes nothing.
 func FileHostRun(results, file string) (key string, err error) {
@@ -335,7 +336,7 @@ func FileHostRun(results, file string) (key string, err error) {
 		return "", err
 	}
 	key = HostKey(m)
-	b, err := os.ReadFile(file)
+	b, err := ReadFile(file)
 	if err != nil {
 		return "", err
 	}
@@ -344,7 +345,8 @@ func FileHostRun(results, file string) (key string, err error) {
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		return "", err
 	}
-	if err := os.WriteFile(dst, b, 0o644); err != nil {
+	// Compressed: each run files one more, and results/ is kept small.
+	if err := WriteGzip(dst, b); err != nil {
 		return "", err
 	}
 	indexFile := filepath.Join(results, HostsIndex)

@@ -1,6 +1,8 @@
 package report
 
 import (
+	"compress/gzip"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -177,8 +179,20 @@ func TestFileHostRun(t *testing.T) {
 		t.Fatalf("hosts %+v, want one host of one run, 2026-12-04 22:43 UTC", hosts)
 	}
 	want, _ := os.ReadFile(file)
-	got, err := os.ReadFile(filepath.Join(dir, "hosts", hosts[0].Key, "2026-12-04-22-43-utc", "bench.txt"))
-	if err != nil || string(got) != string(want) {
+	filed := filepath.Join(dir, "hosts", hosts[0].Key, "2026-12-04-22-43-utc", "bench.txt")
+	if _, err := os.Stat(filed); !os.IsNotExist(err) {
+		t.Errorf("a plain copy filed: %v", err)
+	}
+	z, err := os.Open(filed + ".gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer z.Close()
+	zr, err := gzip.NewReader(z)
+	if err != nil {
+		t.Fatalf("the filed copy is not gzip: %v", err)
+	}
+	if got, err := io.ReadAll(zr); err != nil || string(got) != string(want) {
 		t.Errorf("the filed copy differs from the run (%v)", err)
 	}
 	if _, err := FileHostRun(dir, filepath.Join(dir, "none", "bench.txt")); err == nil {

@@ -23,7 +23,7 @@ import (
 func ReadReports(dirs []string) ([]Report, error) {
 	var reps []Report
 	for _, d := range dirs {
-		b, err := os.ReadFile(filepath.Join(d, "results.json"))
+		b, err := ReadFile(filepath.Join(d, "results.json"))
 		if err != nil {
 			return nil, err
 		}
@@ -109,7 +109,7 @@ func Read(files map[string]string) (Report, error) {
 	for _, name := range order {
 		f := files[name]
 		if r, ok := replaces[name]; ok {
-			if _, err := os.Stat(f); err == nil {
+			if Stat(f) == nil {
 				dropMode(all, why, r.prefix, r.mode)
 			}
 		}
@@ -216,7 +216,7 @@ func dropMode(all map[string]Samples, why map[string]string, prefix, mode string
 // ReadBench adds the samples of a benchmark file, and returns its section:
 // when it ran and how. A missing file is no section.
 func ReadBench(file string, into map[string]Samples, why map[string]string) (Section, bool, error) {
-	b, err := os.ReadFile(file)
+	b, err := ReadFile(file)
 	if os.IsNotExist(err) {
 		return Section{}, false, nil
 	}

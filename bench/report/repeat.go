@@ -31,14 +31,15 @@ type Repeat struct {
 func (r Repeat) Act() float64 { return r.AA + r.Moved }
 
 // AgainDirs are the output directories of make bench's invocations beside
-// the one in out: out/again/N, each with the ceilings' results.json.
+// the one in out: out/again/N, each with the ceilings' results.json (or
+// results.json.gz).
 func AgainDirs(out string) ([]string, error) {
-	dirs, err := filepath.Glob(filepath.Join(out, "again", "[0-9]*", "results.json"))
+	dirs, err := filepath.Glob(filepath.Join(out, "again", "[0-9]*", "results.json*"))
 	for i, d := range dirs {
 		dirs[i] = filepath.Dir(d)
 	}
 	slices.Sort(dirs)
-	return dirs, err
+	return slices.Compact(dirs), err
 }
 
 // ReadRepeat compares rep's keep-alive ratios to nginx with those of the

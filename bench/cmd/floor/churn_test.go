@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"hellobench/internal/proc"
 	"hellobench/page"
 )
 
@@ -172,11 +173,11 @@ func once(addr string, kind int) error {
 // fds counts process pid's open descriptors.
 func fds(t *testing.T, pid int) int {
 	t.Helper()
-	ents, err := os.ReadDir("/proc/" + strconv.Itoa(pid) + "/fd")
+	n, err := proc.OpenFiles(pid)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return len(ents)
+	return n
 }
 
 // TestOutOfDescriptors: with more connections waiting than the floor has
@@ -261,14 +262,9 @@ func readAnswer(c net.Conn) error {
 // cpu is the CPU time process pid has used, user and system.
 func cpu(t *testing.T, pid int) time.Duration {
 	t.Helper()
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	s, err := proc.ReadStat(pid)
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Fields 14 and 15, utime and stime in clock ticks (100 a second),
-	// after the command name in parentheses.
-	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+2:]))
-	utime, _ := strconv.Atoi(f[11])
-	stime, _ := strconv.Atoi(f[12])
-	return time.Duration(utime+stime) * 10 * time.Millisecond
+	return s.CPU()
 }

@@ -61,7 +61,7 @@ func newFlagSet(f *flags) *flag.FlagSet {
 	fs.BoolVar(&f.json, "json", false, "print one JSON object instead of the report (and no progress)")
 	fs.StringVar(&f.units, "units", "µs", "report times in µs, or ms: ab's own units and format")
 	fs.StringVar(&f.engine, "engine", "", "I/O engine, io_uring or epoll (default: io_uring from 16 connections, when the kernel has it)")
-	fs.StringVar(&f.out, "o", "", "write the run's latency histograms and exact counts to `FILE`, an HdrHistogram interval log, for loadgen merge")
+	fs.StringVar(&f.out, "o", "", "write the run's latency histograms and exact counts to `FILE`, an HdrHistogram interval log, for loadgen merge (gzip-compressed when FILE ends in .gz)")
 	fs.StringVar(&f.startAt, "start-at", "", "start at `TIME`, RFC 3339 or Unix seconds, as runs on other hosts do (connect after the wait)")
 	fs.Var(&f.headers, "H", "add a header, as \"Accept-Encoding: gzip\" (repeatable)")
 	return fs

@@ -37,6 +37,7 @@
 package main
 
 import (
+	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
@@ -45,6 +46,7 @@ import (
 	"os"
 	"os/signal"
 	"slices"
+	"strings"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -116,6 +118,8 @@ or it started late. -o writes an HdrHistogram interval log, which
 HdrHistogram's own tools read too: the untagged histogram is Total, in ns;
 Tag=connect, processing and waiting the others, and with -rate
 Tag=send_lateness; a "#[loadgen: {...}]" comment holds the exact counts.
+An -o FILE ending in .gz is written gzip-compressed (zcat gives its text);
+loadgen merge reads a log either way.
 
 Exit status: 0 when every request got a complete 2xx response; 1 when any
 failed or got another status (the report still prints), when the run stopped
@@ -266,13 +270,22 @@ func createLog(path string) (*logFile, error) {
 	return &logFile{f, path}, nil
 }
 
-// write writes the log of r and closes the file; on an error the file is
-// removed.
+// write writes the log of r, gzip-compressed when the file's name ends in
+// .gz, and closes the file; on an error the file is removed.
 func (l *logFile) write(r *loadgen.Result) error {
 	if l == nil {
 		return nil
 	}
-	err := loadgen.WriteLog(l.f, r)
+	var err error
+	if strings.HasSuffix(l.path, ".gz") {
+		zw := gzip.NewWriter(l.f)
+		err = loadgen.WriteLog(zw, r)
+		if zerr := zw.Close(); err == nil {
+			err = zerr
+		}
+	} else {
+		err = loadgen.WriteLog(l.f, r)
+	}
 	if cerr := l.f.Close(); err == nil {
 		err = cerr
 	}

@@ -3,8 +3,10 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"errors"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -379,6 +381,35 @@ func TestUnitsMS(t *testing.T) {
 	}
 	if !regexp.MustCompile(`\nTotal:      +\d+ +\d+ +\d+\.\d +\d+ +\d+\n`).MatchString(stdout) {
 		t.Errorf("Total row not in ab's form:\n%s", stdout)
+	}
+}
+
+// -o FILE.gz writes the log gzip-compressed, the log itself once
+// decompressed, and loadgen merge reads it as it is.
+func TestGzipLog(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("hello")) }))
+	defer srv.Close()
+	log := filepath.Join(t.TempDir(), "run.hlog.gz")
+	code, _, stderr := runChild(t, "-q", "-k", "-c", "2", "-n", "100", "-o", log, srv.URL+"/x")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	f, err := os.Open(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatalf("%s is not gzip: %v", log, err)
+	}
+	text, err := io.ReadAll(zr)
+	if err != nil || !bytes.HasPrefix(text, []byte("#[Logged with loadgen]\n")) {
+		t.Fatalf("%s decompressed: %v, %.40q", log, err, text)
+	}
+	code, stdout, stderr := runChild(t, "merge", log)
+	if code != 0 || !strings.Contains(stdout, "Complete requests:      100\n") {
+		t.Errorf("merge: exit %d, stderr %q:\n%s", code, stderr, stdout)
 	}
 }
 

@@ -14,9 +14,10 @@ const mergeUsageLine = "usage: loadgen merge [-json] [-units ms] FILE... (loadge
 
 // mergeHelp follows the options in loadgen merge -h.
 const mergeHelp = `
-loadgen merge reads the logs that loadgen -o wrote, one per host of a test
-run from several hosts at once, and prints them as one run, in the report
-(or -json) that a run prints, and below it each log's own figures.
+loadgen merge reads the logs that loadgen -o wrote (as they are, or
+gzip-compressed), one per host of a test run from several hosts at once,
+and prints them as one run, in the report (or -json) that a run prints,
+and below it each log's own figures.
   Counts and bytes    summed exactly: complete and failed requests by kind,
                       status codes, non-2xx, keep-alive requests, connections,
                       bytes

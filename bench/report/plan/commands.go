@@ -7,7 +7,6 @@ package plan
 
 import (
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -116,7 +115,7 @@ func Uring(quick bool, blocks int) [][]string {
 // KeepAliveCeilings reads each server's keep-alive ceiling, req/s, from a
 // run's bench.txt, as -ceilings takes them: name=req/s,...
 func KeepAliveCeilings(file string) (string, error) {
-	if _, err := os.Stat(file); err != nil {
+	if err := report.Stat(file); err != nil {
 		return "", fmt.Errorf("-latency: no ceilings in %s to take shares of: run -run (make bench) first", file)
 	}
 	rep, err := report.Read(map[string]string{"ceilings": file})
@@ -147,13 +146,18 @@ func KeepAliveCeilings(file string) (string, error) {
 }
 
 // Latency are make bench-latency's rounds, each holding every
-// server at every rate in the round's order; -quick holds two servers at
-// three points for a second each.
+// server at every rate in the round's order, into logs the HdrHistogram
+// logs of the point the latency chart shows; -quick holds two servers at
+// three points for a second each, and logs them all.
 func Latency(quick bool, rounds int, ceilings, logs string) [][]string {
 	args := []string{"-bench", "^BenchmarkLatency$", "-benchtime", "1x", "-timeout", "0", "./bench", "-args", "-ceilings", ceilings, "-lat-logs", logs}
 	if quick {
 		args = append(args, "-lat-servers", quickServers(ceilings), "-rates", "10000", "-of", "0.5", "-many-conns", "200", "-many-rate", "10000",
 			"-lat-for", "1s", "-lat-warmup", "300ms")
+	} else {
+		// The logs of every point (some hundreds) would outweigh the rest
+		// of results/: those of the chart's point are kept.
+		args = append(args, "-lat-logs-of", fmt.Sprintf("r=%d/c=%d", report.LatRate, report.CeilingConns))
 	}
 	var cmds [][]string
 	for k := range rounds {

@@ -24,6 +24,28 @@ func TestQuickServers(t *testing.T) {
 	}
 }
 
+// TestLatencyCommands checks make bench-latency's rounds: one a block,
+// each keeping the HdrHistogram logs of the chart's point alone; -quick's
+// keep every point's.
+func TestLatencyCommands(t *testing.T) {
+	cmds := Latency(false, 3, "nethttp=50000,nginx=100000", "../results/latency.partial")
+	if len(cmds) != 3 {
+		t.Fatalf("%d commands, want 3", len(cmds))
+	}
+	for k, c := range cmds {
+		line := strings.Join(c, " ")
+		want := fmt.Sprintf(" -lat-logs ../results/latency.partial -lat-logs-of r=25000/c=50 -block %d", k)
+		if !strings.HasSuffix(line, want) {
+			t.Errorf("round %d: %s\nwant it to end in %q", k, line, want)
+		}
+	}
+	for _, c := range Latency(true, 1, "nethttp=50000,nginx=100000", "logs") {
+		if line := strings.Join(c, " "); !strings.Contains(line, " -lat-logs logs ") || strings.Contains(line, "-lat-logs-of") {
+			t.Errorf("-quick: %s\nwant every point's logs", line)
+		}
+	}
+}
+
 // TestLoadCommands checks make bench-load's rounds: every round holds the
 // servers at their points in its own block's order, and only the first
 // rounds search for the rate within the bound.

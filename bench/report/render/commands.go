@@ -37,7 +37,7 @@ var runs = map[string][2]string{
 func CommandList(rep report.Report, sections []string) string {
 	var b strings.Builder
 	b.WriteString("Each section's go test commands, run from the repository root block by block: a command run in several blocks is listed once, with `-block K` and its blocks. " +
-		"The raw output of each section is the .txt file of its name beside this report (bench.txt for the ceilings); `benchstat old.txt new.txt` compares two runs.\n")
+		"The raw output of each section is the .txt file of its name beside this report (bench.txt for the ceilings), or that file gzip-compressed (.txt.gz), which bin/report reads as it is; `benchstat old.txt new.txt` compares two runs (`gunzip -k` first).\n")
 	for _, name := range sections {
 		s, ok := rep.Sections[name]
 		if !ok || len(s.Commands) == 0 {

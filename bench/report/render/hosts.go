@@ -3,7 +3,6 @@ package render
 import (
 	"fmt"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -264,7 +263,7 @@ func notEverywhere(hosts []report.Host) []string {
 // under the results directory results.
 func CompareDir(dir, results string) (string, error) {
 	file := filepath.Join(dir, "bench.txt")
-	if _, err := os.Stat(file); err != nil {
+	if err := report.Stat(file); err != nil {
 		return "", fmt.Errorf("%s holds no run: no bench.txt there (make bench writes one)", dir)
 	}
 	run, m, err := report.ReadHostRun(file)
