@@ -21,7 +21,7 @@ const (
 // another run's can enter the pick table; nil when dir has none.
 func ReadPick(dir string) (*Report, error) {
 	file := filepath.Join(dir, PickFile)
-	if _, err := os.Stat(file); errors.Is(err, fs.ErrNotExist) {
+	if err := Stat(file); errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	rep, err := Read(map[string]string{PickSection: file})
