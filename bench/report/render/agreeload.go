@@ -14,7 +14,7 @@ import (
 // ratio to nginx's, with its interval's half-width, and the rate held
 // within the p99 bound, with the spread of the invocations' medians.
 func AgreeLoad(dirs []string) (string, error) {
-	reps, b, err := agreeIntro(dirs, "Cost at load repeated: separate invocations of make bench-load", "-agree-load",
+	reps, b, err := agreeIntro(dirs, "Cost at load repeated: separate invocations of make bench-load", "agree-load",
 		"load", "round", "make bench-load points", func(r report.Report) bool { return len(r.Load) > 0 })
 	if err != nil {
 		return "", err
@@ -260,8 +260,8 @@ func halfWidth(f report.Figure) float64 {
 }
 
 // agreeIntro reads the results of separate invocations in dirs, each of
-// which must have what has, and heads the page: its title, the flag that
-// made it, and the invocations compared, those on another host than the
+// which must have what has, and heads the page: its title, the
+// subcommand that made it (flag), and the invocations compared, those on another host than the
 // first's listed apart and left out (sameHost). Fewer than two left: the
 // page says so, and the caller has nothing more to write.
 func agreeIntro(dirs []string, title, flag, section, unit, what string, has func(report.Report) bool) ([]report.Report, *strings.Builder, error) {

@@ -15,7 +15,7 @@ import (
 // (±10 %), whose ratio is nethttp's row of the same mode: crypto/tls
 // against OpenSSL.
 func AgreeTLS(dirs []string) (string, error) {
-	reps, b, err := agreeIntro(dirs, "TLS and HTTP/2 repeated: separate invocations of make bench-tls", "-agree-tls",
+	reps, b, err := agreeIntro(dirs, "TLS and HTTP/2 repeated: separate invocations of make bench-tls", "agree-tls",
 		"tls", "block", "make bench-tls rows", func(r report.Report) bool { return len(r.TLS) > 0 })
 	if err != nil {
 		return "", err
