@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -198,9 +199,9 @@ func againOrder(a, b, kind string) int {
 	return strings.Compare(a, b)
 }
 
-// finish writes the run's agreement page under results, printing it too
-// with AGAIN=N, and drops a re-run's latency logs.
-func (r makeRun) finish(results, again string) error {
+// finish writes the run's agreement page under results, printing it to w
+// too with AGAIN=N, and drops a re-run's latency logs.
+func (r makeRun) finish(results, again string, w io.Writer) error {
 	if r.agree == nil {
 		return nil
 	}
@@ -213,7 +214,7 @@ func (r makeRun) finish(results, again string) error {
 		return err
 	}
 	if again != "" {
-		fmt.Print(text)
+		fmt.Fprint(w, text)
 	}
 	if err := os.WriteFile(filepath.Join(results, r.agree.page), []byte(text), 0o644); err != nil {
 		return err
