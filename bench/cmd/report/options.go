@@ -8,8 +8,8 @@ import (
 )
 
 // options are report's flags. The parts' own flags (-run, -sweep, ...)
-// come from the part table; docs/method.md says why each default is what
-// it is.
+// come from the part table; docs/method.md ("Each part's defaults, and
+// why") says why each count is what it is.
 type options struct {
 	fs   *flag.FlagSet
 	want map[string]*bool // a part's flag: run it
@@ -53,31 +53,48 @@ func newOptions(fs *flag.FlagSet) *options {
 
 	fs.BoolVar(&o.inMemory, "in-memory", true, "with -run: run the in-memory benchmarks of each server loop before the ceilings")
 	fs.IntVar(&o.rounds, "rounds", 5, "rounds of the in-memory benchmarks and of -scale")
+	// One whole Williams design for the 13 targets.
 	fs.IntVar(&o.blocks, "blocks", 26, "with -run: blocks of the ceilings, each running every server once, in its own order")
 	fs.StringVar(&o.modes, "modes", "", "with -run: the ceilings' modes alone, comma-separated (keepalive, close, pipeline, json; default: all)")
+	// Short runs buy blocks; the reference rounds beside each cancel the drift.
 	fs.DurationVar(&o.each, "for", 300*time.Millisecond, "how long each ceiling run (and each reference round beside it) lasts")
 	fs.IntVar(&o.n, "n", 200000, "with -scale: requests per ceiling run")
+	// The sweep is a shape, not a ratio: three keep make bench near half an hour.
 	fs.IntVar(&o.sweepRounds, "sweep-rounds", 3, "with -sweep: rounds of the sweep and the idle connections")
 	fs.IntVar(&o.sweepN, "sweep-n", 100000, "with -sweep: requests per sweep run (at least 20 per connection)")
 	fs.StringVar(&o.cores, "cores", "1,2", "with -scale: the core counts")
 	fs.IntVar(&o.workBlocks, "work-blocks", 6, "with -work: blocks, each running every server at every level of work once")
 	fs.IntVar(&o.latencyRounds, "latency-rounds", 3, "with -latency: rounds, each holding every server at every rate once")
+	// The fewest rounds whose order statistics give a 95 % interval.
 	fs.IntVar(&o.loadRounds, "load-rounds", 6, "with -load: rounds of the points, each holding every server once")
 	fs.IntVar(&o.capacityRounds, "capacity-rounds", 3, "with -load, -capacity or -why: rounds of the search and of the count")
+	// About half the blocks count; 26 left a row too wide.
 	fs.IntVar(&o.atLoadBlocks, "at-load-blocks", 40, "with -load or -at-load: blocks at a quarter of the ceilings")
 	fs.IntVar(&o.readinessRounds, "readiness-rounds", 5, "with -readiness: rounds, each running every server once")
+	// wrk runs whole seconds: six, the fewest with a 95 % interval.
 	fs.IntVar(&o.tlsBlocks, "tls-blocks", 6, "with -tls: blocks, each running every server over TLS once in each mode")
 	fs.DurationVar(&o.tlsFor, "tls-for", time.Second, "with -tls: how long each run lasts; wrk rounds it up to whole seconds")
+	// Whole blocks, then the stopping rule for the rows short of kept blocks.
 	fs.IntVar(&o.tlsKeepAliveBlocks, "tls-keepalive-blocks", 36, "with -tls or -tls-keepalive: whole blocks of keep-alive over TLS")
+	// As many as the invocation that held every row within the tolerance kept.
 	fs.IntVar(&o.tlsKeepAliveKept, "tls-keepalive-kept", 36, "then blocks of the rows resting on fewer kept blocks than this (0: none)")
+	// Bounds the run when the host is rarely at its usual level.
 	fs.IntVar(&o.tlsKeepAliveMost, "tls-keepalive-most", 120, "with -tls or -tls-keepalive: blocks at most in all")
+	// Six left a cell on as few as two kept blocks.
 	fs.IntVar(&o.tlsHandshakeBlocks, "tls-handshake-blocks", 12, "with -tls or -tls-handshakes: whole blocks of the handshakes")
+	// nethttp's CPU per handshake wanders: half as many left its cell wide.
 	fs.IntVar(&o.tlsHandshakeKept, "tls-handshake-kept", 24, "then blocks of the rows resting on fewer kept blocks than this (0: none)")
+	// Blocks of some ten seconds: a quarter of an hour at most.
 	fs.IntVar(&o.tlsHandshakeMost, "tls-handshake-most", 80, "with -tls or -tls-handshakes: blocks at most in all")
+	// The median's 95 % interval is the 3rd to the 10th of 12, but all of 8.
 	fs.IntVar(&o.h3Blocks, "h3-blocks", 12, "with -h3: blocks, each running every protocol at every rate once")
+	// As the ceilings': only the host's usual level counts, about half.
 	fs.IntVar(&o.newConnBlocks, "newconn-blocks", 26, "with -newconn: blocks, each running every server once")
+	// A rate every server, nginx and the client hold on one core.
 	fs.Float64Var(&o.connRate, "conn-rate", 5000, "with -newconn: new connections a second, one request each")
+	// As many as the sweep's rounds: a range per row in a few minutes.
 	fs.IntVar(&o.uringBlocks, "uring-blocks", 3, "with -uring: blocks, each running uring's waits and the idle connections once")
+	// Two Williams designs of the five waits.
 	fs.IntVar(&o.minWaitBlocks, "min-wait-blocks", 20, "with -min-wait: blocks, each running every wait once")
 	fs.StringVar(&o.minWaits, "min-waits", "0,25us,50us,100us,200us", "with -min-wait: io_uring's minimum waits uring is run with")
 	return o
