@@ -62,9 +62,9 @@ func Short(rows []TLSRow, mode string, kept int) []TLSRow {
 // bench-tls's keep-alive blocks have their own.
 func tlsSection(mode string) string {
 	if mode == string(bench.TLSKeepAlive) {
-		return "tls-keepalive"
+		return TLSKeepAliveSection
 	}
-	return "tls"
+	return TLSSection
 }
 
 // PlainMode is the plaintext ceiling mode a TLS mode is set against: its

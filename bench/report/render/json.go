@@ -64,7 +64,7 @@ func JSONTable(rep report.Report) string {
 		np, _ := cpuOf(rep, "nginx", string(bench.KeepAlive))
 		fmt.Fprintf(&b, "| nginx | none: a fixed string | %s | 1 | %s | %s |\n", spread(n, 2), spread(np, 2), delta(bench.Diff(n, np)))
 	}
-	b.WriteString("\n" + jsonOrder(rep, names) + "\n\n" + source(rep, "ceilings") + "\n")
+	b.WriteString("\n" + jsonOrder(rep, names) + "\n\n" + source(rep, report.CeilingsSection) + "\n")
 	return b.String()
 }
 
@@ -203,7 +203,7 @@ func CostsEncoders(rep report.Report) string {
 
 // memorySource says which run the in-memory figures come from.
 func memorySource(rep report.Report) string {
-	s, ok := rep.Sections["ceilings"]
+	s, ok := rep.Sections[report.CeilingsSection]
 	if !ok {
 		return ""
 	}

@@ -281,15 +281,15 @@ func runsLine(rep report.Report, versions string) string {
 			runs = append(runs, fmt.Sprintf("%s %s (%s%s)", what, s.Date, plural(n, unit), runHost(rep, s)))
 		}
 	}
-	add("ceilings", "ceilings", "block")
-	add("load", "load", "round")
+	add("ceilings", report.CeilingsSection, "block")
+	add("load", report.LoadSection, "round")
 	if s := searchSection(rep); s.Date != "" {
 		runs = append(runs, fmt.Sprintf("p99 search %s (%s%s)", s.Date, plural(s.Rounds, "round"), runHost(rep, s)))
 	}
-	add("idle", "sweep", "round")
+	add("idle", report.SweepSection, "round")
 	add("uring's idle", report.UringSection, "block")
-	add("HTTPS", "tls-keepalive", "block")
-	add("handshakes", "tls-handshake", "block")
+	add("HTTPS", report.TLSKeepAliveSection, "block")
+	add("handshakes", report.TLSHandshakeSection, "block")
 	return "_Runs: " + strings.Join(runs, "; ") + "; the hosts by letter and the stacks' versions: " + versions + "._\n"
 }
 
@@ -303,12 +303,12 @@ func mixedHosts(rep report.Report) string {
 		name string
 		s    report.Section
 	}{
-		{"CPU/request", rep.Sections["ceilings"]},
-		{"cores", rep.Sections["load"]},
+		{"CPU/request", rep.Sections[report.CeilingsSection]},
+		{"cores", rep.Sections[report.LoadSection]},
 		{"req/s", searchSection(rep)},
-		{"memory", rep.Sections["sweep"]},
-		{"HTTPS", rep.Sections["tls-keepalive"]},
-		{"handshake", rep.Sections["tls-handshake"]},
+		{"memory", rep.Sections[report.SweepSection]},
+		{"HTTPS", rep.Sections[report.TLSKeepAliveSection]},
+		{"handshake", rep.Sections[report.TLSHandshakeSection]},
 	}
 	var hosts []string
 	cols := map[string][]string{}
