@@ -4,7 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"hellobench/bench/report/render"
@@ -27,11 +26,12 @@ var comparisons = map[string]comparison{
 	"compare":       {"[-hosts results] DIR", "the keep-alive ratios of the run in DIR (its bench.txt) beside every host recorded under -hosts", nil},
 }
 
-// compareMain runs subcommand name with args, printing to w; it returns
-// the exit code.
-func compareMain(name string, args []string, w io.Writer) int {
+// compareMain runs subcommand name with args, printing to w and its
+// errors to errw; it returns the exit code.
+func compareMain(name string, args []string, w, errw io.Writer) int {
 	c := comparisons[name]
 	fs := flag.NewFlagSet("report "+name, flag.ContinueOnError)
+	fs.SetOutput(errw)
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: report %s %s\n\nIt prints %s; nothing is run.\n", name, c.args, c.usage)
 		fs.PrintDefaults()
@@ -44,7 +44,7 @@ func compareMain(name string, args []string, w io.Writer) int {
 		return 2
 	}
 	if fs.NArg() != 1 {
-		fmt.Fprintf(os.Stderr, "report %s: takes %s, not %q\n", name, c.args, fs.Args())
+		fmt.Fprintf(errw, "report %s: takes %s, not %q\n", name, c.args, fs.Args())
 		return 2
 	}
 	var text string
@@ -55,7 +55,7 @@ func compareMain(name string, args []string, w io.Writer) int {
 		text, err = c.compare(strings.Split(fs.Arg(0), ","))
 	}
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "report %s: %v\n", name, err)
+		fmt.Fprintf(errw, "report %s: %v\n", name, err)
 		return 1
 	}
 	fmt.Fprint(w, text)

@@ -40,7 +40,7 @@ func main() {
 	log.SetPrefix("report: ")
 	if len(os.Args) > 1 {
 		if _, ok := comparisons[os.Args[1]]; ok {
-			os.Exit(compareMain(os.Args[1], os.Args[2:], os.Stdout))
+			os.Exit(compareMain(os.Args[1], os.Args[2:], os.Stdout, os.Stderr))
 		}
 	}
 	o := newOptions(flag.NewFlagSet("report", flag.ExitOnError))

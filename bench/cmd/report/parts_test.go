@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"flag"
+	"io"
 	"maps"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -103,14 +105,58 @@ func TestMakeRunsParse(t *testing.T) {
 
 // TestCompareArgs checks the subcommands' one-line errors and exit codes.
 func TestCompareArgs(t *testing.T) {
-	var out bytes.Buffer
-	if code := compareMain("agree", nil, &out); code != 2 {
-		t.Errorf("report agree: exit %d, want 2", code)
+	var out, errs bytes.Buffer
+	if code := compareMain("agree", nil, &out, &errs); code != 2 || errs.String() != "report agree: takes DIR,DIR..., not []\n" {
+		t.Errorf("report agree: exit %d, %q; want 2 and one line", code, errs.String())
 	}
-	if code := compareMain("agree-load", []string{t.TempDir()}, &out); code != 1 {
-		t.Errorf("report agree-load EMPTYDIR: exit %d, want 1", code)
+	errs.Reset()
+	dir := t.TempDir()
+	want := "report agree-load: open " + dir + "/results.json: no such file or directory\n"
+	if code := compareMain("agree-load", []string{dir}, &out, &errs); code != 1 || errs.String() != want {
+		t.Errorf("report agree-load EMPTYDIR: exit %d, %q; want 1 and %q", code, errs.String(), want)
 	}
 	if out.Len() != 0 {
 		t.Errorf("failed comparisons printed %q", out.String())
+	}
+}
+
+// reportCall matches bin/report and the words after it, up to the end of
+// the code span or line.
+var reportCall = regexp.MustCompile("bin/report((?: [^ `\n)]+)*)")
+
+// TestPageCommands checks that every bin/report command the pages show
+// names a subcommand or flags report takes.
+func TestPageCommands(t *testing.T) {
+	n := 0
+	for _, p := range readPages(t) {
+		for _, s := range codeAndProse(p.text) {
+			if !s.code {
+				continue
+			}
+			for _, m := range reportCall.FindAllStringSubmatch(s.text, -1) {
+				n++
+				args := strings.Fields(m[1])
+				if len(args) > 0 {
+					if _, ok := comparisons[args[0]]; ok {
+						continue
+					}
+				}
+				fs := flag.NewFlagSet("report", flag.ContinueOnError)
+				fs.SetOutput(io.Discard)
+				newOptions(fs)
+				// A word in capitals (DIR, N) stands for a value.
+				for i, a := range args {
+					if strings.ToUpper(a) == a && !strings.HasPrefix(a, "-") {
+						args[i] = "2"
+					}
+				}
+				if err := fs.Parse(args); err != nil && err != flag.ErrHelp {
+					t.Errorf("%s: bin/report%s: %v", p.path, m[1], err)
+				}
+			}
+		}
+	}
+	if n < 5 {
+		t.Errorf("%d bin/report commands in the pages: the pattern finds none", n)
 	}
 }
