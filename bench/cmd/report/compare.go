@@ -40,7 +40,9 @@ func compareMain(name string, args []string, w, errw io.Writer) int {
 	if name == "compare" {
 		fs.StringVar(&hosts, "hosts", hosts, "the results `directory` whose hosts/ the run is set beside")
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := fs.Parse(args); err == flag.ErrHelp {
+		return 0
+	} else if err != nil {
 		return 2
 	}
 	if fs.NArg() != 1 {

@@ -79,7 +79,7 @@ func main() {
 		}
 	}
 	if r, ok := o.makeRun(); ok {
-		if err := r.finish("results", o.again, os.Stdout); err != nil {
+		if err := r.finish(resultsDir, o.again, os.Stdout); err != nil {
 			log.Fatal(err)
 		}
 	}

@@ -23,6 +23,10 @@ type agreement struct {
 	logs  bool     // a re-run keeps no HdrHistogram logs: results/'s are kept
 }
 
+// resultsDir is where make's runs go: the run the pages show, its re-runs
+// under again/ and the agreement pages.
+const resultsDir = "results"
+
 // shares: a re-run's shares are of the ceilings make bench left in results/.
 var shares = []string{"-ceilings-from", "results/bench.txt"}
 

@@ -115,7 +115,7 @@ func (o *options) parse(args []string) error {
 		return err
 	}
 	if r, ok := o.makeRun(); ok {
-		if err := o.fs.Parse(append(r.args(o.again, "results"), args...)); err != nil {
+		if err := o.fs.Parse(append(r.args(o.again, resultsDir), args...)); err != nil {
 			return err
 		}
 	}
