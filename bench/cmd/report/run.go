@@ -112,18 +112,13 @@ func removePartial() {
 	}
 }
 
-// runAll runs the commands in root, writing their output (and the date,
-// the rounds and each command, as comment lines) to file and to stderr. A
-// failing command ends the run: its figures would be incomplete. The
-// output goes to a temporary file renamed to file only once every command
-// has succeeded, so that a failed or interrupted run leaves the last
-// complete one in place.
-func runAll(root, file string, quick bool, forced string, rounds int, cmds [][]string) error {
-	return runUntil(root, file, quick, forced, rounds, cmds, nil)
-}
-
-// runUntil is runAll, then, with a rule, the further commands the rule
-// asks for given the output so far, until it asks for none.
+// runUntil runs the commands in root, writing their output (and the
+// date, the rounds and each command, as comment lines) to file and to
+// stderr, then, with a rule, the further commands the rule asks for given
+// the output so far, until it asks for none. A failing command ends the
+// run: its figures would be incomplete. The output goes to a temporary
+// file renamed to file only once every command has succeeded, so that a
+// failed or interrupted run leaves the last complete one in place.
 func runUntil(root, file string, quick bool, forced string, rounds int, cmds [][]string, rule *plan.Rule) error {
 	tmp := file + ".partial"
 	partial.Lock()
