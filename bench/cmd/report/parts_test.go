@@ -160,3 +160,28 @@ func TestPageCommands(t *testing.T) {
 		t.Errorf("%d bin/report commands in the pages: the pattern finds none", n)
 	}
 }
+
+// TestRuns checks which parts a flag runs, in the order they run.
+func TestRuns(t *testing.T) {
+	for _, c := range []struct{ args, want string }{
+		{"", ""},
+		{"-tls", "tls-keepalive tls-handshakes tls"},
+		{"-load", "load at-load"},
+		{"-latency -run -why", "run why latency"},
+		{"-tls-handshakes -h3", "tls-handshakes h3"},
+	} {
+		o, err := parsed(strings.Fields(c.args)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, p := range parts {
+			if o.runs(p) {
+				got = append(got, p.flag)
+			}
+		}
+		if strings.Join(got, " ") != c.want || o.running() != (c.want != "") {
+			t.Errorf("report %s runs %q (running %v), want %q", c.args, got, o.running(), c.want)
+		}
+	}
+}
