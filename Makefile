@@ -43,47 +43,38 @@ FUZZTIME ?= 30s
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
 .DEFAULT_GOAL := help
-.PHONY: help servers build $(addprefix bin/,$(TOOLS)) deps test vet fuzz robust soak bench bench-quick bench-sweep bench-scale bench-work bench-latency bench-load bench-readiness bench-tls bench-h3 compare FORCE
+.PHONY: help servers build $(addprefix bin/,$(TOOLS)) deps test vet fuzz robust soak compare FORCE
+.PHONY: bench bench-ceilings bench-quick bench-sweep bench-scale bench-work bench-latency bench-load
+.PHONY: bench-readiness bench-tls bench-h3
 
-# Re-runs and parts are variables, not targets of their own.
-# AGAIN=N (bench, bench-latency, bench-load, bench-tls): the run once more,
-# separately, into results/again/N (bench) or results/again/KIND-N, then the
+# Re-runs and parts are variables, not targets of their own; bin/report
+# checks them and decides where a run goes (bin/report -h lists them).
+# AGAIN=N (bench-ceilings, -latency, -load, -tls): the run once more,
+# separately, into results/again/N (bench-ceilings) or again/KIND-N, then the
 # agreement of results/ with again 2 to N, so run AGAIN=2, then AGAIN=3.
 AGAIN   ?=
 # PART=X (bench-work, bench-load, bench-tls): only X, bin/report -X
-# (bench-tls: -tls-X); bench PART=json, with AGAIN only: the json
+# (bench-tls: -tls-X); bench-ceilings PART=json, with AGAIN only: the json
 # ceilings alone (bin/report -modes json).
 PART    ?=
 # WHAT=X: which make compare runs; RUN=DIR, the run WHAT=run compares.
 WHAT    ?=
 RUN     ?=
-comma   := ,
-empty   :=
-space   := $(empty) $(empty)
-# again checks AGAIN, then lists results/again/$(1)2 to $(1)$(AGAIN), comma-separated.
-again = $(if $(shell [[ "$(AGAIN)" =~ ^[1-9][0-9]*$$ ]] && (( $(AGAIN) >= 2 )) && echo ok),$(subst $(space),$(comma),$(foreach k,$(shell seq 2 $(AGAIN)),results/again/$(1)$(k))),$(error AGAIN=$(AGAIN): a number from 2 on, the invocation's number))
-# part checks PART against the words in $(1), the target's parts.
-part = $(if $(filter-out $(1),$(PART)),$(error PART=$(PART): $@ takes $(if $(1),PART=$(subst $(space),|,$(1)),no PART)))
-# plain refuses AGAIN and PART on a target that takes neither.
-plain = $(if $(AGAIN)$(PART),$(error $@ takes neither AGAIN nor PART))
-# out is where a run writes: results/ and the documents, or with AGAIN=N
-# results/again/$(1)N, with the flags $(2).
-out = $(if $(AGAIN),$(2) -out results/again/$(1)$(AGAIN),-docs -out results)
-# The shares of a re-run are of the ceilings make bench left in results/.
-shares := -ceilings-from results/bench.txt
-# agree compares the invocations with $(2) and writes results/$(3): with
-# AGAIN=N the first N, else results/ with every earlier re-run, in the
-# order of their numbers, so that the page compares the run the other pages
-# show.
-agains = $(subst $(space),$(comma),$(strip $(shell ls -d results/again/$(1)[0-9]* 2>/dev/null | sort -V)))
-agree = $(if $(AGAIN),bin/report $(2) results$(comma)$(call again,$(1)) | tee results/$(3),$(if $(call agains,$(1)),bin/report $(2) results$(comma)$(call agains,$(1)) > results/$(3)))
+# RATE=N (bench): the steady rate, req/s, the pick table's cores are
+# measured at; a request costs less as the rate rises, so it is measured,
+# not scaled.
+RATE    ?= 10000
+# report runs what make $@ runs, with its AGAIN and PART (bin/report -make).
+report = bin/report $(RUNFLAGS) -make $@ -again=$(AGAIN) -part=$(PART)
 
 help:
-	@awk 'BEGIN {FS = ":.*## "} /^[a-z][a-z%-]*:.*## / {n++; t[n] = $$1; d[n] = $$2; sub(/%/, "NAME", t[n]); if (length(t[n]) > w) w = length(t[n])} \
+	@awk 'BEGIN {FS = ":.*## "} /^[a-z][a-z%-]*:.*## / {n++; t[n] = $$1; d[n] = $$2; \
+		sub(/%/, "NAME", t[n]); if (length(t[n]) > w) w = length(t[n])} \
 		END {f = "  %-" w "s  %s\n"; for (i = 1; i <= n; i++) printf f, t[i], d[i]; \
-		printf f, "AGAIN=N", "bench, bench-latency, -load, -tls: once more into results/again/, then compared"; \
-		printf f, "PART=X", "bench (json, AGAIN only), -work, -load, -tls: only that part, as listed above"; \
-		printf f, "variables", "CPU=$(CPU) PROCS=$(PROCS) ADDR=$(ADDR) SERVER_CPUS=$(SERVER_CPUS) CLIENT_CPUS=$(CLIENT_CPUS) SCALE_CORES=$(SCALE_CORES)"}' $(MAKEFILE_LIST)
+		printf f, "AGAIN=N", "bench-ceilings, -latency, -load, -tls: once more, then compared"; \
+		printf f, "PART=X", "bench-ceilings (json, AGAIN only), -work, -load, -tls: only that part"; \
+		printf f, "variables", "CPU=$(CPU) PROCS=$(PROCS) ADDR=$(ADDR) SCALE_CORES=$(SCALE_CORES)"; \
+		printf f, "", "SERVER_CPUS=$(SERVER_CPUS) CLIENT_CPUS=$(CLIENT_CPUS)"}' $(MAKEFILE_LIST)
 
 servers: ## list the servers of the target table: the NAMEs of serve-NAME
 	@$(GO) run ./bench/cmd/targets
@@ -103,16 +94,19 @@ vet: ## go vet, gofmt and staticcheck
 	@test -z "$$(gofmt -l .)" || { echo "gofmt would change:"; gofmt -l .; exit 1; }
 	$(GO) run $(STATICCHECK) ./...
 
-test: deps vet bin/bombardier bin/benchstat ## the whole test suite; ends with the skipped tests and why
+test: deps vet bin/bombardier bin/benchstat ## the whole test suite, then the tests skipped and why
 	$(GO) test -count=1 -json ./... | $(GO) run ./internal/cmd/skipped
 
 serve-%: ## build NAME alone, serve it pinned in the foreground; TLS=1: HTTPS; H3=1: HTTP/3
 	@pkg=$$($(GO) run ./bench/cmd/targets -package $*) && $(GO) build -o bin/ ./bench/cmd/serve $$pkg
-	@bin/serve -cpu "$(CPU)" -procs $(PROCS) $(if $(ADDR),-addr $(ADDR)) $(if $(TLS),-tls) $(if $(H3),-h3) $*
+	@bin/serve -cpu "$(CPU)" -procs $(PROCS) $(if $(ADDR),-addr $(ADDR)) \
+		$(if $(TLS),-tls) $(if $(H3),-h3) $*
 
 robust: build deps ## every server against hostile clients and faults; results/ROBUSTNESS.md
-	HELLOBENCH_FRAMING_OUT=$(CURDIR)/results/framing.json $(GO) test -count=1 -run '^TestFraming$$' ./conformance
-	$(GO) test -count=1 -timeout 0 ./robust -args -full -report ../results/ROBUSTNESS.md -framing ../results/framing.json
+	HELLOBENCH_FRAMING_OUT=$(CURDIR)/results/framing.json \
+		$(GO) test -count=1 -run '^TestFraming$$' ./conformance
+	$(GO) test -count=1 -timeout 0 ./robust \
+		-args -full -report ../results/ROBUSTNESS.md -framing ../results/framing.json
 
 soak: build deps ## 10 minutes of keep-alive churn per server: RSS, goroutines, fds stay flat
 	$(GO) test -count=1 -timeout 0 -run '^TestSoak$$' ./robust -args -soak 10m
@@ -126,46 +120,40 @@ fuzz: ## run each fuzzer for FUZZTIME (make test replays their seed corpora)
 	$(GO) test -run '^$$' -fuzz '^FuzzScan$$' -fuzztime $(FUZZTIME) ./servers/internal/nethttpguard
 	$(GO) test -run '^$$' -fuzz '^FuzzScan$$' -fuzztime $(FUZZTIME) ./servers/internal/fasthttpguard
 
+# Every pick-table cell from one invocation on one host (bin/report -pick).
+bench: build deps ## the pick table from one run, <45 min: README; RATE=N prices cores at N req/s
+	$(report) -rate=$(RATE)
+
 # The ceilings again (AGAIN=N) skip the in-memory benchmarks: a figure that
 # holds in one run only is not one.
 # PART=json, with AGAIN=N only: the blocks' /json ceilings alone, into
-# results/again/N, compared with make bench's in results/agreement.md.
-bench: build deps ## ceilings and in-memory costs, ~40 min; results/, README, docs, COSTS.md
-	$(call part,json)
-	$(if $(and $(PART),$(if $(AGAIN),,no)),$(error make bench PART=json takes AGAIN=N: it measures make bench's json blocks again))
-	bin/report $(RUNFLAGS) -run $(if $(PART),-modes json) $(call out,,-in-memory=false -hosts results)
-	$(call agree,,-agree,agreement.md)
+# results/again/N, compared with make bench-ceilings' in results/agreement.md.
+bench-ceilings: build deps ## ceilings in every mode, in-memory costs, ~40 min; docs, COSTS.md
+	$(report)
 
 bench-sweep: build deps ## 1 to 10 000 connections and idle connections, ~25 min; results/
-	$(plain)
-	bin/report $(RUNFLAGS) -sweep -docs -sweep-n 50000 -out results
+	$(report)
 
 bench-scale: build deps ## keep-alive ceilings on SCALE_CORES cores of SERVER_CPUS; results/
-	$(plain)
-	bin/report $(RUNFLAGS) -scale -cores $(SCALE_CORES) -n 100000 -out results
+	$(report) -cores $(SCALE_CORES)
 
 bench-quick: build ## a smoke run of every bench, ~3 min: prints a report, keeps nothing
-	$(plain)
-	d=$$(mktemp -d) && trap 'rm -rf "$$d"' EXIT && bin/report $(RUNFLAGS) -run -work -uring -latency -load -readiness -tls -newconn -h3 -min-wait -quick -out "$$d" && cat "$$d/REPORT.md"
+	d=$$(mktemp -d) && trap 'rm -rf "$$d"' EXIT && $(report) -out "$$d" && cat "$$d/REPORT.md"
 
 # PART=uring: uring's waits and its and the io_uring floor's idle
 # connections alone, into uring.txt, whose rows replace theirs in work.txt
 # and sweep.txt (make bench-sweep's): a change to uring measured again
 # without the whole runs.
-bench-work: build deps ## handler CPU work (0-100 µs) and waits at each Go server's ceiling; PART=uring
-	$(call part,uring)
-	$(if $(AGAIN),$(error $@ takes no AGAIN))
-	bin/report $(RUNFLAGS) $(if $(PART),-$(PART),-work -for 500ms) -docs -out results
+bench-work: build deps ## CPU work (0-100 µs) and waits in the handler at each ceiling; PART=uring
+	$(report)
 
-# The rates' shares are of the keep-alive ceilings make bench left in
+# The rates' shares are of the keep-alive ceilings make bench-ceilings left in
 # results/. AGAIN=N keeps no HdrHistogram logs: those kept are results/'s.
 bench-latency: build deps ## latency and GC pauses at fixed rates, ~20 min; docs/latency.md
-	$(call part,)
-	bin/report $(RUNFLAGS) -latency $(call out,latency-,$(shares))
-	$(call agree,latency-,-agree-latency,latency-agreement.md)
-	$(if $(AGAIN),rm -rf results/again/latency-$(AGAIN)/latency)
+	$(report)
 
-# The shares are of the keep-alive ceilings make bench left in results/.
+# The shares are of the keep-alive ceilings make bench-ceilings left in
+# results/.
 # PART=capacity: the search for the rate within the p99 bound alone (into
 # capacity.txt, which replaces load.txt's search); why: the count of what
 # every server asks of the kernel per request alone (into why.txt, which
@@ -176,32 +164,27 @@ bench-latency: build deps ## latency and GC pauses at fixed rates, ~20 min; docs
 # which it leaves out too: uring at a quarter of its ceiling with each of
 # io_uring's minimum waits (bench/COSTS.md). why, newconn and min-wait take
 # no AGAIN.
-bench-load: build deps ## CPU, p99 below the ceiling, ~35 min; PART=at-load|capacity|why|newconn|min-wait
-	$(call part,at-load capacity why newconn min-wait)
-	$(if $(and $(AGAIN),$(filter why newconn min-wait,$(PART))),$(error make bench-load PART=$(PART) takes no AGAIN))
-	bin/report $(RUNFLAGS) -$(or $(PART),load) $(call out,load-,$(shares))
-	$(call agree,load-,-agree-load,load-agreement.md)
+bench-load: build deps ## CPU, p99 under load, ~35 min; PART=at-load|capacity|why|newconn|min-wait
+	$(report)
 
 bench-readiness: build deps ## what the floors, gnet, uring and nginx ask of the kernel, ~2 min
-	$(plain)
-	bin/report $(RUNFLAGS) -readiness -docs -out results
+	$(report)
 
-# Keep-alive: 36 short blocks of its own, then blocks of the rows short of
-# 36 kept, at most 120; handshakes: nethttp's and nginx's full and resumed,
-# 12 short blocks, then blocks of the rows short of 24 kept, at most 80;
+# Keep-alive (PART=keepalive, about 30 min): 36 short blocks of its own,
+# then blocks of the rows short of 36 kept, at most 120; handshakes:
+# nethttp's and nginx's full and resumed, 12 short blocks, then blocks of
+# the rows short of 24 kept, at most 80;
 # then 6 blocks of the other modes: pipelined, handshakes (ECDSA and RSA),
 # TLS 1.2, HTTP/2 over TLS and h2c.
 # PART=h3 (also make bench-h3): nethttp over HTTP/1.1 with TLS, HTTP/2
 # and HTTP/3 at fixed rates, into protocols.txt (bin/report -h3; 12 blocks,
 # about 20 min); AGAIN=N puts it in results/again/h3-N, and
 # results/h3-agreement.md sets the invocations side by side.
-bench-tls: build deps ## TLS, HTTP/2 beside nginx, >1 h; PART=keepalive (~30 min)|handshakes|h3 (HTTP/3)
-	$(call part,keepalive handshakes h3)
-	bin/report $(RUNFLAGS) $(if $(filter h3,$(PART)),-h3 $(call out,h3-),-tls$(if $(PART),-$(PART)) $(call out,tls-))
-	$(if $(filter h3,$(PART)),$(call agree,h3-,-agree-h3,h3-agreement.md),$(call agree,tls-,-agree-tls,tls-agreement.md))
+bench-tls: build deps ## TLS, HTTP/2 beside nginx, >1 h; PART=keepalive|handshakes|h3 (HTTP/3)
+	$(report)
 
 bench-h3:
-	$(MAKE) bench-tls PART=h3 $(if $(AGAIN),AGAIN=$(AGAIN))
+	$(MAKE) bench-tls PART=h3 AGAIN=$(AGAIN)
 
 # loadgen keeps each server's core busy; wrk -t1, the reference client, does
 # not keep gnet's or nginx's busy on a slow machine, and then measures itself.
@@ -225,8 +208,8 @@ bin/report -docs -out results
 endef
 
 define compare-run
-$(if $(RUN),,$(error make compare WHAT=run takes RUN=DIR, the directory of your make bench's bench.txt))
-bin/report -compare $(RUN) -out results
+$(if $(RUN),,$(error make compare WHAT=run takes RUN=DIR, the directory of your bench.txt))
+bin/report compare -hosts results $(RUN)
 endef
 
 # WHAT=run: a make bench of your own (RUN=DIR holding its bench.txt, as
@@ -236,8 +219,11 @@ endef
 # lighttpd+fcgi vs nethttp vs lighttpd static; guards: each guarded server
 # against itself -bare, results/guards.txt; clients: loadgen vs wrk,
 # h2load, bombardier and hey against nginx, docs/loadgen.md's section.
-compare: build deps $(if $(filter guards,$(WHAT)),bin/benchstat) $(if $(filter clients,$(WHAT)),bin/bombardier) ## side by side: WHAT=gnet|fcgi|guards|clients|run (RUN=DIR: yours by the hosts)
-	$(if $(compare-$(WHAT)),,$(error WHAT=$(WHAT): make compare takes WHAT=gnet, fcgi, guards, clients or run))
+# The tools a comparison needs besides build's.
+needs-guards  := bin/benchstat
+needs-clients := bin/bombardier
+compare: build deps $(needs-$(WHAT)) ## side by side: WHAT=gnet|fcgi|guards|clients|run (RUN=DIR)
+	$(if $(compare-$(WHAT)),,$(error WHAT=$(WHAT): compare takes gnet, fcgi, guards, clients or run))
 	$(compare-$(WHAT))
 
 bin/benchstat:

@@ -20,7 +20,7 @@ const NeverHeld = "never held its rate at the host's usual speed: no figure"
 // speed, and its ratio to the reference nginx held beside it, block by
 // block. Point.Mode is the share, "of=25%".
 func buildAtLoad(all map[string]Samples, sections map[string]Section) []Point {
-	return buildHeld(all, atLoadPrefix, Coarse(sections["atload"]), true)
+	return buildHeld(all, atLoadPrefix, Coarse(sections[AtLoadSection]), true)
 }
 
 // buildHeld builds the rows of a bench at a fixed rate beside a reference

@@ -89,7 +89,7 @@ func ceilingPoint(server, mode string, conns int, s Samples, usual float64) Poin
 func Build(all map[string]Samples, why map[string]string, sections map[string]Section, own map[string]string, conns int) Report {
 	rep := Report{Sections: sections, Usual: usualSpeeds(all)}
 	// The machine the figures come from: the ceilings', else the sweep's.
-	for _, name := range []string{"newconn", "tls-handshake", "tls-keepalive", "tls", "load", "latency", "work", "sweep", "ceilings"} {
+	for _, name := range []string{NewConnSection, TLSHandshakeSection, TLSKeepAliveSection, TLSSection, LoadSection, LatencySection, WorkSection, SweepSection, CeilingsSection} {
 		if s, ok := sections[name]; ok && s.Machine.CPU != "" {
 			rep.Machine = s.Machine
 		}
@@ -105,14 +105,14 @@ func Build(all map[string]Samples, why map[string]string, sections map[string]Se
 			f := strings.Split(strings.TrimPrefix(key, ceilingPrefix), "/")
 			if len(f) >= 2 {
 				p := ceilingPoint(strings.Join(f[:len(f)-1], "/"), f[len(f)-1], conns, s, rep.Usual[f[len(f)-1]])
-				p.Coarse = Coarse(sections["ceilings"])
+				p.Coarse = Coarse(sections[CeilingsSection])
 				rep.Ceilings = append(rep.Ceilings, p)
 			}
 		case strings.HasPrefix(key, "hellobench/bench/BenchmarkSweep/"):
 			server, c, ok := strings.Cut(strings.TrimPrefix(key, "hellobench/bench/BenchmarkSweep/"), "/c=")
 			if n, err := strconv.Atoi(c); ok && err == nil {
 				p := point(server, "keepalive", n, s)
-				p.Coarse = Coarse(sections["sweep"])
+				p.Coarse = Coarse(sections[SweepSection])
 				if f := s["fell-over"]; len(f) > 0 {
 					p.FellOver, p.Why, p.Label = len(f), why[key], FellOver
 				}
@@ -129,7 +129,7 @@ func Build(all map[string]Samples, why map[string]string, sections map[string]Se
 			}
 		case strings.HasPrefix(key, "hellobench/bench/BenchmarkWork/"):
 			if p, ok := WorkPoint(strings.TrimPrefix(key, "hellobench/bench/BenchmarkWork/"), s, conns); ok {
-				p.Coarse = Coarse(sections["work"])
+				p.Coarse = Coarse(sections[WorkSection])
 				rep.Work = append(rep.Work, p)
 			}
 		case strings.HasPrefix(key, "hellobench/bench/BenchmarkWait/"):
@@ -204,7 +204,7 @@ func Build(all map[string]Samples, why map[string]string, sections map[string]Se
 	rep.AtLoad = buildAtLoad(all, sections)
 	rep.NewConn = buildNewConn(all, sections)
 	rep.Protocols = buildProtocols(all, sections)
-	rep.Shared = sections["scale"].Shared
+	rep.Shared = sections[ScaleSection].Shared
 	sort.Slice(rep.InMemory, func(i, j int) bool {
 		a, b := rep.InMemory[i], rep.InMemory[j]
 		if a.Stack != b.Stack {

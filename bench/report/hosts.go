@@ -134,11 +134,11 @@ func ReadHostRun(file string) (HostRun, Machine, error) {
 	if err := Stat(file); err != nil {
 		return HostRun{}, Machine{}, fmt.Errorf("no run of make bench: %v", err)
 	}
-	rep, err := Read(map[string]string{"ceilings": file})
+	rep, err := Read(map[string]string{CeilingsSection: file})
 	if err != nil {
 		return HostRun{}, Machine{}, fmt.Errorf("%s: %v", file, err)
 	}
-	sec := rep.Sections["ceilings"]
+	sec := rep.Sections[CeilingsSection]
 	run := HostRun{Date: sec.Date, Ratios: map[string]Figure{}, CPU: map[string]Figure{}, User: map[string]Figure{}, Sys: map[string]Figure{}}
 	for _, p := range rep.Ceilings {
 		if p.Mode != string(bench.KeepAlive) || p.Conns != CeilingConns || p.Label != "" {

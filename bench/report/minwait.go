@@ -43,10 +43,6 @@ type MinWaitRow struct {
 	Why      string `json:"fell_over_why,omitempty"`
 }
 
-// MinWaitSection is the min-wait run's key in Report.Sections, and its
-// file's name, minwait.txt.
-const MinWaitSection = "minwait"
-
 // minWaitKey matches a BenchmarkMinWait key: the server, the load and the
 // minimum wait in µs.
 var minWaitKey = regexp.MustCompile(`^hellobench/bench/BenchmarkMinWait/(.+)/((?:of|r)=[^/]+)/min-wait=(\d+)us$`)

@@ -16,7 +16,7 @@ const newConnPrefix = "hellobench/bench/BenchmarkNewConn/"
 // reference beside the server already cancels the host's level. Point.Mode
 // is the rate, "rate=5000".
 func buildNewConn(all map[string]Samples, sections map[string]Section) []Point {
-	return buildHeld(all, newConnPrefix, Coarse(sections["newconn"]), false)
+	return buildHeld(all, newConnPrefix, Coarse(sections[NewConnSection]), false)
 }
 
 // ConnRate is the rate of new connections a BenchmarkNewConn mode names

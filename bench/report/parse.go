@@ -84,12 +84,10 @@ const PickFormat = "rate %d idle %d"
 // kept per row, and blocks at most in all (Section.Kept, Section.Most).
 const UntilFormat = "%d kept, at most %d blocks"
 
-// Read builds the report from the benchmark files of its sections
-// ("ceilings": a bench.txt, "sweep", "scale", "work", "latency", "load",
-// "readiness", "tls", "tls-keepalive", "tls-handshake", "atload",
-// "capacity", "why", "newconn", UringSection); a file
-// that does not exist is a section not measured, and none at all is an
-// error.
+// Read builds the report from the benchmark files of its sections, by
+// their names (CeilingsSection: a bench.txt, SweepSection, ...: every
+// section but MinWaitSection); a file that does not exist is a section
+// not measured, and none at all is an error.
 func Read(files map[string]string) (Report, error) {
 	all := map[string]Samples{}
 	why := map[string]string{}
@@ -159,9 +157,9 @@ func Read(files map[string]string) (Report, error) {
 // own, and a search for the rate within the p99 bound run alone
 // (bin/report -capacity) replaces load.txt's.
 var replaces = map[string]struct{ prefix, mode string }{
-	"tls-keepalive": {tlsPrefix, string(bench.TLSKeepAlive)},
-	"capacity":      {capacityPrefix, ""},
-	"why":           {whyPrefix, ""},
+	TLSKeepAliveSection: {tlsPrefix, string(bench.TLSKeepAlive)},
+	CapacitySection:     {capacityPrefix, ""},
+	WhySection:          {whyPrefix, ""},
 }
 
 // ErrNoResults is Read's error when none of its files holds a result.
@@ -178,13 +176,9 @@ var ErrNoResults = errors.New("no benchmark results")
 // which measured it again) is kept; the handshake blocks run before
 // tls.txt's in the same invocation, so they replace it whatever its date.
 var ownRows = map[string]struct{ onlyOlder bool }{
-	"tls-handshake": {},
-	UringSection:    {onlyOlder: true},
+	TLSHandshakeSection: {},
+	UringSection:        {onlyOlder: true},
 }
-
-// UringSection is make bench-work PART=uring's section (uring.txt):
-// uring's rows of the waits and the idle connections alone.
-const UringSection = "uring"
 
 // replacing says whether section name's file replaces part of another's,
 // so that it is read after them.

@@ -10,12 +10,9 @@ import (
 	"strings"
 )
 
-// PickSection is make bench's one run: every figure of the pick table,
-// measured in one invocation on one host, in PickFile.
-const (
-	PickSection = "pick"
-	PickFile    = "pick.txt"
-)
+// PickFile is make bench's one run: every figure of the pick table,
+// measured in one invocation on one host (PickSection).
+const PickFile = PickSection + ".txt"
 
 // ReadPick reads make bench's run in dir on its own, so that nothing of
 // another run's can enter the pick table; nil when dir has none.

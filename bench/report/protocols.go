@@ -12,9 +12,6 @@ import (
 // HTTP/2's A/A twin ("h2-1/aa").
 const protocolsPrefix = "hellobench/bench/BenchmarkProtocols/"
 
-// ProtocolsSection is make bench-tls PART=h3's section (protocols.txt).
-const ProtocolsSection = "protocols"
-
 // A ProtoPoint is one protocol's row at one fixed rate: the server's CPU
 // per request over the blocks in which it held the rate (Point.Server is
 // the row, Point.Mode the rate, "rate=5000"), and its ratio, block by

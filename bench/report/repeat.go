@@ -106,11 +106,11 @@ func repeatOf(rep Report, others []Report) (*Repeat, error) {
 	if !ok || twin.CPUVsNginx == nil {
 		return nil, nil
 	}
-	r := &Repeat{Dates: []string{rep.Sections["ceilings"].Date}, AA: twin.CPUVsNginx.HalfWidth()}
+	r := &Repeat{Dates: []string{rep.Sections[CeilingsSection].Date}, AA: twin.CPUVsNginx.HalfWidth()}
 	hosts := map[string]bool{HostKey(rep.Machine): true}
 	for i, o := range others {
 		hosts[HostKey(o.Machine)] = true
-		s, ok := o.Sections["ceilings"]
+		s, ok := o.Sections[CeilingsSection]
 		if !ok {
 			return nil, fmt.Errorf("invocation %d of make bench: no ceilings", i+2)
 		}

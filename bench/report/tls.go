@@ -62,9 +62,9 @@ func Short(rows []TLSRow, mode string, kept int) []TLSRow {
 // bench-tls's keep-alive blocks have their own.
 func tlsSection(mode string) string {
 	if mode == string(bench.TLSKeepAlive) {
-		return "tls-keepalive"
+		return TLSKeepAliveSection
 	}
-	return "tls"
+	return TLSSection
 }
 
 // PlainMode is the plaintext ceiling mode a TLS mode is set against: its
@@ -167,7 +167,7 @@ func buildTLS(all map[string]Samples, sections map[string]Section, own map[strin
 			sec = sections[o]
 		}
 		c, ok := Find(ceilings, p.Server, PlainMode(p.Mode))
-		if ok && c.Implied.N > 0 && p.Implied.N > 0 && (len(sections) == 1 || SameRun(sections["ceilings"], sec)) {
+		if ok && c.Implied.N > 0 && p.Implied.N > 0 && (len(sections) == 1 || SameRun(sections[CeilingsSection], sec)) {
 			r.VsPlain = p.CPU.Median / c.CPU.Median
 			if Handshakes(p.Mode) {
 				r.Handshake = p.CPU.Median - c.CPU.Median

@@ -19,7 +19,7 @@ type document struct {
 }
 
 var documents = []document{
-	{"README.md", map[string]func(report.Report) string{"pick": render.PickShort, "h3": render.ProtocolsLine}},
+	{"README.md", map[string]func(report.Report) string{"pick": render.PickShort, "json": render.JSONLine, "h3": render.ProtocolsLine}},
 	{"docs/ceilings.md", map[string]func(report.Report) string{"ceilings": render.CeilingsPage, "newconn": render.NewConnTable, "hosts": render.HostsSection}},
 	{"docs/work.md", map[string]func(report.Report) string{"work": render.WorkPage}},
 	{"docs/latency.md", map[string]func(report.Report) string{"latency": render.LatencyPage}},
@@ -47,8 +47,10 @@ var documents = []document{
 
 // beginMarker opens section name, saying which run writes it.
 func beginMarker(name string) string {
-	from := "make bench writes it from results/results.json"
+	from := "make bench-ceilings writes it from results/results.json"
 	switch name {
+	case "pick":
+		from = "make bench writes it from results/pick.txt"
 	case "clients":
 		from = "make compare WHAT=clients writes it from results/clients.json"
 	case "work":

@@ -118,11 +118,11 @@ func KeepAliveCeilings(file string) (string, error) {
 	if err := report.Stat(file); err != nil {
 		return "", fmt.Errorf("-latency: no ceilings in %s to take shares of: run -run (make bench) first", file)
 	}
-	rep, err := report.Read(map[string]string{"ceilings": file})
+	rep, err := report.Read(map[string]string{report.CeilingsSection: file})
 	if err != nil {
 		return "", err
 	}
-	quick := rep.Sections["ceilings"].Quick
+	quick := rep.Sections[report.CeilingsSection].Quick
 	var list []string
 	for _, p := range rep.Ceilings {
 		if p.Mode != "keepalive" || strings.Contains(p.Server, "/") {
@@ -396,7 +396,7 @@ func newRule(quick bool, section string, modes []string, kept, most int, block f
 // KeepAliveRule is keep-alive's stopping rule (newRule).
 func KeepAliveRule(quick bool, kept, most int, each time.Duration) *Rule {
 	mode := string(bench.TLSKeepAlive)
-	return newRule(quick, "tls-keepalive", []string{mode}, kept, most, func(k int, short map[string][]string) [][]string {
+	return newRule(quick, report.TLSKeepAliveSection, []string{mode}, kept, most, func(k int, short map[string][]string) [][]string {
 		return [][]string{tlsKeepAliveBlock(quick, each, k, short[mode])}
 	})
 }
@@ -466,7 +466,7 @@ func tlsHandshakeBlock(quick bool, each time.Duration, k int, short map[string][
 
 // HandshakeRule is the handshake blocks' stopping rule (newRule).
 func HandshakeRule(quick bool, kept, most int, each time.Duration) *Rule {
-	return newRule(quick, "tls-handshake", handshakeModes, kept, most, func(k int, short map[string][]string) [][]string {
+	return newRule(quick, report.TLSHandshakeSection, handshakeModes, kept, most, func(k int, short map[string][]string) [][]string {
 		return tlsHandshakeBlock(quick, each, k, short)
 	})
 }

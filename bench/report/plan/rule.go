@@ -8,6 +8,14 @@ import (
 	"hellobench/bench/report"
 )
 
+// Then adds to a run the commands its output so far asks for: a
+// stopping rule's further blocks (Rule), or the runs that take the
+// run's own ceilings (Pick). Header is its line in the run's file.
+type Then interface {
+	Next(file string, k int) ([][]string, error)
+	Header() string
+}
+
 // Rule is the stopping rule of make bench-tls's keep-alive and
 // handshake blocks. A row's interval narrows with the blocks it keeps (its
 // server saturated, the host at its usual level), and the host lets it

@@ -17,7 +17,7 @@ import (
 // make bench-tls aims (tls.go: a ratio within tlsTarget, HTTP/2's A/A
 // within aaTarget, a connection's CPU within handshakeTarget).
 func AgreeH3(dirs []string) (string, error) {
-	reps, b, err := agreeIntro(dirs, "HTTP/3 repeated: separate invocations of make bench-tls PART=h3", "-agree-h3",
+	reps, b, err := agreeIntro(dirs, "HTTP/3 repeated: separate invocations of make bench-tls PART=h3", "agree-h3",
 		report.ProtocolsSection, "block", "make bench-tls PART=h3 rows", func(r report.Report) bool { return len(r.Protocols) > 0 })
 	if err != nil {
 		return "", err

@@ -14,21 +14,21 @@ import (
 // ratio to nginx's, with its interval's half-width, and the rate held
 // within the p99 bound, with the spread of the invocations' medians.
 func AgreeLoad(dirs []string) (string, error) {
-	reps, b, err := agreeIntro(dirs, "Cost at load repeated: separate invocations of make bench-load", "-agree-load",
-		"load", "round", "make bench-load points", func(r report.Report) bool { return len(r.Load) > 0 })
+	reps, b, err := agreeIntro(dirs, "Cost at load repeated: separate invocations of make bench-load", "agree-load",
+		report.LoadSection, "round", "make bench-load points", func(r report.Report) bool { return len(r.Load) > 0 })
 	if err != nil {
 		return "", err
 	}
 	if len(reps) < 2 {
 		return b.String(), nil
 	}
-	if differ := ceilingsDiffer(sectionsOf(reps, "load")); differ != "" {
+	if differ := ceilingsDiffer(sectionsOf(reps, report.LoadSection)); differ != "" {
 		fmt.Fprintf(b, "\n**%s held the servers at shares of other keep-alive ceilings than the first (another run of make bench): their rates are not the same loads as the first's.**\n", differ)
 	}
 	label := pickLabel
 	fmt.Fprintf(b, "\n## CPU per request at %s of the ceiling, as a ratio to nginx's\n\n"+
 		"Each cell is the ratio to nginx at %s of nginx's ceiling, paired round by round, %s, and its interval's half-width over the median.\n\n",
-		pickLoad, pickLoad, interval(reps[0].Sections["load"].Rounds))
+		pickLoad, pickLoad, interval(reps[0].Sections[report.LoadSection].Rounds))
 	b.WriteString(agreeHead(len(reps), "medians' spread"))
 	for _, server := range report.LatServers(reps[0].Load) {
 		if server == "nginx" {
@@ -94,10 +94,10 @@ func AgreeLoad(dirs []string) (string, error) {
 // each invocation's blocks beside a reference nginx (Report.AtLoad).
 func agreeAtLoad(b *strings.Builder, reps []report.Report) {
 	fmt.Fprintf(b, "\n## CPU per request at %s of the ceiling, against the reference nginx beside it\n\nmake bench-load's blocks at %s of each ceiling, in each invocation:\n\n", pickLoad, pickLoad)
-	sectionDates(b, sectionsOf(reps, "atload"), "block", "none")
+	sectionDates(b, sectionsOf(reps, report.AtLoadSection), "block", "none")
 	fmt.Fprintf(b, "\nEach cell is the ratio to a reference nginx held at %s of its own ceiling right before and after the server, block by block over the blocks kept, %s, and its interval's half-width over the median. "+
-		"The last column is the invocations' medians' spread, half their range over their median.\n\n", pickLoad, interval(reps[0].Sections["atload"].Rounds))
-	if differ := ceilingsDiffer(sectionsOf(reps, "atload")); differ != "" {
+		"The last column is the invocations' medians' spread, half their range over their median.\n\n", pickLoad, interval(reps[0].Sections[report.AtLoadSection].Rounds))
+	if differ := ceilingsDiffer(sectionsOf(reps, report.AtLoadSection)); differ != "" {
 		fmt.Fprintf(b, "**%s held the servers at a quarter of other keep-alive ceilings than the first's.**\n\n", differ)
 	}
 	b.WriteString(agreeHead(len(reps), "medians' spread"))
@@ -162,10 +162,10 @@ func sectionsOf(reps []report.Report, name string) []report.Section {
 // bound came from: bin/report -capacity's, else make bench-load's, of
 // whose rounds the search ran in the first only.
 func searchSection(r report.Report) report.Section {
-	if s, ok := r.Sections["capacity"]; ok {
+	if s, ok := r.Sections[report.CapacitySection]; ok {
 		return s
 	}
-	s, ok := r.Sections["load"]
+	s, ok := r.Sections[report.LoadSection]
 	if ok && len(r.Capacity) > 0 {
 		s.Rounds = r.Capacity[0].Rate.N
 	}
@@ -215,7 +215,7 @@ func hostStalls(reps []report.Report) string {
 				held = append(held, c.HostP99.Median)
 			}
 		}
-		if _, alone := r.Sections["capacity"]; alone {
+		if _, alone := r.Sections[report.CapacitySection]; alone {
 			continue // its load points are of another invocation than its search
 		}
 		for _, l := range r.Load {
@@ -260,8 +260,8 @@ func halfWidth(f report.Figure) float64 {
 }
 
 // agreeIntro reads the results of separate invocations in dirs, each of
-// which must have what has, and heads the page: its title, the flag that
-// made it, and the invocations compared, those on another host than the
+// which must have what has, and heads the page: its title, the
+// subcommand that made it (flag), and the invocations compared, those on another host than the
 // first's listed apart and left out (sameHost). Fewer than two left: the
 // page says so, and the caller has nothing more to write.
 func agreeIntro(dirs []string, title, flag, section, unit, what string, has func(report.Report) bool) ([]report.Report, *strings.Builder, error) {

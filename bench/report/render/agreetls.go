@@ -15,24 +15,24 @@ import (
 // (±10 %), whose ratio is nethttp's row of the same mode: crypto/tls
 // against OpenSSL.
 func AgreeTLS(dirs []string) (string, error) {
-	reps, b, err := agreeIntro(dirs, "TLS and HTTP/2 repeated: separate invocations of make bench-tls", "-agree-tls",
-		"tls", "block", "make bench-tls rows", func(r report.Report) bool { return len(r.TLS) > 0 })
+	reps, b, err := agreeIntro(dirs, "TLS and HTTP/2 repeated: separate invocations of make bench-tls", "agree-tls",
+		report.TLSSection, "block", "make bench-tls rows", func(r report.Report) bool { return len(r.TLS) > 0 })
 	if err != nil {
 		return "", err
 	}
 	if len(reps) < 2 {
 		return b.String(), nil
 	}
-	if _, ok := reps[0].Sections["tls-keepalive"]; ok {
+	if _, ok := reps[0].Sections[report.TLSKeepAliveSection]; ok {
 		b.WriteString("\nKeep-alive over TLS 1.3 from each one's keep-alive blocks, a separate invocation:\n\n")
-		sectionDates(b, sectionsOf(reps, "tls-keepalive"), "block", "none: its keep-alive rows are its tls.txt's")
+		sectionDates(b, sectionsOf(reps, report.TLSKeepAliveSection), "block", "none: its keep-alive rows are its tls.txt's")
 	}
-	if _, ok := reps[0].Sections["tls-handshake"]; ok {
+	if _, ok := reps[0].Sections[report.TLSHandshakeSection]; ok {
 		b.WriteString("\nnethttp's and nginx's full and resumed handshakes (ECDSA) from each one's handshake blocks, a separate invocation:\n\n")
-		sectionDates(b, sectionsOf(reps, "tls-handshake"), "block", "none: its handshake rows are its tls.txt's")
+		sectionDates(b, sectionsOf(reps, report.TLSHandshakeSection), "block", "none: its handshake rows are its tls.txt's")
 	}
 	fmt.Fprintf(b, "\nEach cell is %s, the client that ran it, and the interval's half-width over the median; "+
-		"a row not saturated says why. The last column is the invocations' medians' spread, half their range over their median.\n", interval(reps[0].Sections["tls"].Rounds))
+		"a row not saturated says why. The last column is the invocations' medians' spread, half their range over their median.\n", interval(reps[0].Sections[report.TLSSection].Rounds))
 
 	b.WriteString("\n## CPU per request as a ratio to nginx over TLS\n")
 	mode := ""

@@ -12,7 +12,7 @@ import (
 
 // Conditions is the machine and the calibration of the run.
 func Conditions(rep report.Report) string {
-	s, ok := rep.Sections["ceilings"]
+	s, ok := rep.Sections[report.CeilingsSection]
 	if !ok {
 		return ""
 	}
@@ -123,7 +123,7 @@ func CeilingsPage(rep report.Report) string {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", p.Server, spread(p.CPU, 2), versus(p.CPUVsNginx),
 			versus(p.CPUVsFloor), median(p.Implied, 0), allocs, Note(p))
 	}
-	b.WriteString("\n" + source(rep, "ceilings") + "\n")
+	b.WriteString("\n" + source(rep, report.CeilingsSection) + "\n")
 	return b.String()
 }
 

@@ -43,6 +43,15 @@ func CeilingsSVG(rep report.Report) string {
 	return s.done(y + 18)
 }
 
+// PickSVG is CeilingsSVG of make bench's run alone: the pick table's
+// ratios, drawn. Empty without the run.
+func PickSVG(rep report.Report) string {
+	if rep.Pick == nil {
+		return ""
+	}
+	return CeilingsSVG(*rep.Pick)
+}
+
 // ceilingPanel draws one mode's bars from top and returns the y under them.
 func (s *svg) ceilingPanel(rows []report.Point, xs axis, ticks []float64, top float64) float64 {
 	s.text(10, top+14, bold, modeTitle(rows[0]))

@@ -13,22 +13,22 @@ import (
 // runs names the make invocation that writes each section: the whole
 // run, and the part that writes it alone, if there is one.
 var runs = map[string][2]string{
-	"ceilings":      {"make bench", ""},
-	"sweep":         {"make bench-sweep", ""},
-	"scale":         {"make bench-scale", ""},
-	"work":          {"make bench-work", ""},
-	"latency":       {"make bench-latency", ""},
-	"load":          {"make bench-load", ""},
-	"atload":        {"make bench-load", "PART=at-load"},
-	"capacity":      {"make bench-load", "PART=capacity"},
-	"readiness":     {"make bench-readiness", ""},
-	"tls":           {"make bench-tls", ""},
-	"tls-keepalive": {"make bench-tls", "PART=keepalive"},
-	"tls-handshake": {"make bench-tls", "PART=handshakes"},
-	"newconn":       {"make bench-load PART=newconn", ""},
-	"minwait":       {"make bench-load PART=min-wait", ""},
-	"uring":         {"make bench-work PART=uring", ""},
-	"protocols":     {"make bench-tls", "PART=h3"},
+	report.CeilingsSection:     {"make bench", ""},
+	report.SweepSection:        {"make bench-sweep", ""},
+	report.ScaleSection:        {"make bench-scale", ""},
+	report.WorkSection:         {"make bench-work", ""},
+	report.LatencySection:      {"make bench-latency", ""},
+	report.LoadSection:         {"make bench-load", ""},
+	report.AtLoadSection:       {"make bench-load", "PART=at-load"},
+	report.CapacitySection:     {"make bench-load", "PART=capacity"},
+	report.ReadinessSection:    {"make bench-readiness", ""},
+	report.TLSSection:          {"make bench-tls", ""},
+	report.TLSKeepAliveSection: {"make bench-tls", "PART=keepalive"},
+	report.TLSHandshakeSection: {"make bench-tls", "PART=handshakes"},
+	report.NewConnSection:      {"make bench-load PART=newconn", ""},
+	report.MinWaitSection:      {"make bench-load PART=min-wait", ""},
+	report.UringSection:        {"make bench-work PART=uring", ""},
+	report.ProtocolsSection:    {"make bench-tls", "PART=h3"},
 }
 
 // CommandList is REPORT.md's list of the go test commands of each section
@@ -44,7 +44,7 @@ func CommandList(rep report.Report, sections []string) string {
 			continue
 		}
 		file := name + ".txt"
-		if name == "ceilings" {
+		if name == report.CeilingsSection {
 			file = "bench.txt"
 		}
 		fmt.Fprintf(&b, "\n%s, %s, %s:\n\n```\n", file, runLabel(name), s.Date)

@@ -16,7 +16,7 @@ func Caption(render func(report.Report) string) func(report.Report) string {
 		if t == "" {
 			return ""
 		}
-		return t + "\n" + source(rep, "ceilings") + "\n"
+		return t + "\n" + source(rep, report.CeilingsSection) + "\n"
 	}
 }
 
@@ -28,19 +28,19 @@ func source(rep report.Report, section string) string {
 	}
 	unit, run := "round", "make bench"
 	switch section {
-	case "ceilings":
+	case report.CeilingsSection:
 		unit = "block"
-	case "work":
+	case report.WorkSection:
 		unit, run = "block", "make bench-work"
-	case "load":
+	case report.LoadSection:
 		run = "make bench-load"
-	case "atload":
+	case report.AtLoadSection:
 		unit, run = "block", "make bench-load"
-	case "newconn":
+	case report.NewConnSection:
 		unit, run = "block", "make bench-load PART=newconn"
-	case "tls", "tls-keepalive":
+	case report.TLSSection, report.TLSKeepAliveSection:
 		unit, run = "block", "make bench-tls"
-	case "latency":
+	case report.LatencySection:
 		return fmt.Sprintf("_`make bench-latency`, %s, %s%s; each cell is %s of the rounds kept._",
 			s.Date, plural(s.Rounds, "round"), runHost(rep, s), interval(s.Rounds))
 	}

@@ -65,7 +65,7 @@ func JSONTable(rep report.Report) string {
 		np, _ := cpuOf(rep, "nginx", string(bench.KeepAlive))
 		fmt.Fprintf(&b, "| nginx | none: a fixed string | %s | 1 | %s | %s |\n", spread(n, 2), spread(np, 2), delta(bench.Diff(n, np)))
 	}
-	b.WriteString("\n" + jsonOrder(rep, names) + "\n\n" + source(rep, "ceilings") + "\n")
+	b.WriteString("\n" + jsonOrder(rep, names) + "\n\n" + source(rep, report.CeilingsSection) + "\n")
 	return b.String()
 }
 
@@ -204,7 +204,7 @@ func CostsEncoders(rep report.Report) string {
 
 // memorySource says which run the in-memory figures come from.
 func memorySource(rep report.Report) string {
-	s, ok := rep.Sections["ceilings"]
+	s, ok := rep.Sections[report.CeilingsSection]
 	if !ok {
 		return ""
 	}
@@ -250,5 +250,5 @@ func JSONLine(rep report.Report) string {
 	lo, hi := adds[0], adds[len(adds)-1]
 	return fmt.Sprintf("JSON adds %s µs (%s) to %s µs (%s) of CPU to a request over the page, by median: `/json`, each stack's own encoder. %s "+
 		"([docs/ceilings.md](docs/ceilings.md), `make bench-ceilings`, %s%s.)\n",
-		num(lo.us, 2), lo.server, num(hi.us, 2), hi.server, jsonOrder(rep, names), rep.Sections["ceilings"].Date, runHost(rep, rep.Sections["ceilings"]))
+		num(lo.us, 2), lo.server, num(hi.us, 2), hi.server, jsonOrder(rep, names), rep.Sections[report.CeilingsSection].Date, runHost(rep, rep.Sections[report.CeilingsSection]))
 }

@@ -134,13 +134,13 @@ func LatencySection(rep report.Report) string {
 	for _, g := range report.LatGroups(rep.Latency) {
 		b.WriteString(latTable(g, rep.Latency) + "\n")
 	}
-	b.WriteString(source(rep, "latency") + "\n")
+	b.WriteString(source(rep, report.LatencySection) + "\n")
 	return b.String()
 }
 
 // latIntro says how the points were measured.
 func latIntro(rep report.Report) string {
-	s := rep.Sections["latency"]
+	s := rep.Sections[report.LatencySection]
 	var byHost, hostNote string
 	if _, host := latExtras(rep.Latency); host {
 		byHost = ", or no more than the host's own stall p99.9 in that round: then the host held the client up as it held the server"
@@ -177,7 +177,7 @@ func lateLine(ls []report.Lat) string {
 func LatencyPage(rep report.Report) string {
 	for _, g := range report.LatGroups(rep.Latency) {
 		if g[0].Label == "r="+strconv.Itoa(report.LatRate) && g[0].Conns == report.CeilingConns {
-			return latTable(g, rep.Latency) + "\n" + lateLine(rep.Latency) + "\n\n" + source(rep, "latency") + "\n"
+			return latTable(g, rep.Latency) + "\n" + lateLine(rep.Latency) + "\n\n" + source(rep, report.LatencySection) + "\n"
 		}
 	}
 	return ""

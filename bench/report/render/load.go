@@ -33,7 +33,7 @@ func CostAtLoad(rep report.Report) string {
 	if at != "" {
 		fmt.Fprintf(&b, "The tables below are another invocation of make bench-load (%s) and another method: rounds, with no reference beside each server, "+
 			"each paired with nginx measured in the same round, minutes away. Their %s column is a second, coarser estimate of the blocks' figures above, "+
-			"from another hour of the host; where the two differ, the blocks' is the one measured beside a reference.\n\n", rep.Sections["load"].Date, pickLoad)
+			"from another hour of the host; where the two differ, the blocks' is the one measured beside a reference.\n\n", rep.Sections[report.LoadSection].Date, pickLoad)
 	}
 	b.WriteString("The server's CPU time per request while loadgen held it at a steady rate on " +
 		fmt.Sprint(report.CeilingConns) + " keep-alive connections, open loop, over the measured span after the warm-up; " +
@@ -46,7 +46,7 @@ func CostAtLoad(rep report.Report) string {
 		b.WriteString(loadTable(ladder, "rate, req/s", func(l report.Lat) string { return num(l.Rate, 0) }))
 	}
 	b.WriteString(meterLine(rep.Load))
-	return b.String() + source(rep, "load") + "\n"
+	return b.String() + source(rep, report.LoadSection) + "\n"
 }
 
 // atLoadTable is make bench-load's blocks at a quarter of each ceiling
@@ -72,7 +72,7 @@ func atLoadTable(rep report.Report) string {
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %d of %d | %s |\n", p.Server, spread(p.CPU, 2), vs, pct(p.Busy), p.CPU.N, len(p.Blocks), atLoadNote(p))
 	}
-	return b.String() + "\n" + source(rep, "atload") + "\n\n"
+	return b.String() + "\n" + source(rep, report.AtLoadSection) + "\n\n"
 }
 
 // loadTarget is how closely make bench-load's issue wants a server's ratio

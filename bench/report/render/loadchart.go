@@ -27,7 +27,7 @@ func LoadSVG(rep report.Report) string {
 	// The ceilings are the load's 100 % only when measured on the same
 	// host: a request's price differs from host to host.
 	ceilings := false
-	load, ceil := rep.Sections["load"], rep.Sections["ceilings"]
+	load, ceil := rep.Sections[report.LoadSection], rep.Sections[report.CeilingsSection]
 	sameHost := report.HostKey(load.Machine) == report.HostKey(ceil.Machine)
 	for _, s := range report.LatServers(rep.Load) {
 		if !sameHost {

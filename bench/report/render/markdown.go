@@ -43,15 +43,15 @@ func Markdown(rep report.Report, parts []Part) string {
 	b.WriteString("- Each server runs pinned to CPU 0 with GOMAXPROCS=1 (nginx and lighttpd: one process; for fcgi, lighttpd and the application share the core); " +
 		"the in-repo loadgen runs pinned to CPU 1 with GOMAXPROCS=1.\n" +
 		"- **CPU µs/req** is the server's CPU time (every process and thread of it, as the kernel accounts it) over the requests served, the steadiest figure; **ceiling** is 1e6 / that. " +
-		"Each ceiling cell is " + interval(rep.Sections["ceilings"].Rounds) + " over the blocks; " + pairing(rep) + ", and a ratio whose interval contains 1 is a tie.\n" +
+		"Each ceiling cell is " + interval(rep.Sections[report.CeilingsSection].Rounds) + " over the blocks; " + pairing(rep) + ", and a ratio whose interval contains 1 is a tie.\n" +
 		"- A ceiling block counts only if the server was at least 97 % busy over the load (the harness doubles the connections, twice at most, until it is, unless the client's core is the limit); " +
 		"a row never saturated says so and gives no ceiling. Elsewhere (the sweep), a run whose server was under 90 % busy is labelled: **latency-bound** at one connection (round trips set the pace), " +
 		"**client-bound** when the client's core was saturated, **unsaturated** otherwise (the reason unknown). Its req/s is not a ceiling.\n")
-	if report.Coarse(rep.Sections["ceilings"]) {
+	if report.Coarse(rep.Sections[report.CeilingsSection]) {
 		b.WriteString("- The kernel accounted CPU time in clock ticks of 10 ms: a run whose server used fewer than 20 ticks says how many, since one tick either way is then over 5 % of its CPU per request.\n")
 	}
 	b.WriteString("\n")
-	if s, ok := rep.Sections["ceilings"]; ok && s.Quick {
+	if s, ok := rep.Sections[report.CeilingsSection]; ok && s.Quick {
 		b.WriteString("**A quick smoke run (one round, keep-alive only): not for publishing.**\n\n")
 	}
 	var from []string

@@ -30,7 +30,7 @@ func NewConnTable(rep report.Report) string {
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %d of %d | %s |\n", p.Server, spread(p.CPU, 2), vs, pct(p.Busy), p.CPU.N, len(p.Blocks), atLoadNote(p))
 	}
-	return b.String() + "\n" + source(rep, "newconn") + "\n"
+	return b.String() + "\n" + source(rep, report.NewConnSection) + "\n"
 }
 
 // atof reads a rate written by the bench ("5000"), 0 if unreadable.

@@ -37,7 +37,7 @@ func CostsReadiness(rep report.Report) string {
 			"and spends %s times gnet's kernel CPU per request and %s times its own.\n",
 			num(r.Syscalls.Median, 3), num(g.Syscalls.Median, 3), num(r.Sys.Median/g.Sys.Median, 2), num(r.User.Median/g.User.Median, 2))
 	}
-	s := rep.Sections["readiness"]
+	s := rep.Sections[report.ReadinessSection]
 	fmt.Fprintf(&b, "\n_`make bench-readiness`, %s, %s%s; each server saturated on 50 keep-alive connections, counted by perf on the kernel's tracepoints and from /proc (the CPU split in the clock's ticks) while the load ran; each cell is the median with the range (min–max) of the rounds._\n",
 		s.Date, plural(rep.Readiness[0].Syscalls.N, "round"), runHost(rep, s))
 	return b.String()

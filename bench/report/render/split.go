@@ -58,13 +58,13 @@ func CostsSplit(rep report.Report) string {
 	if split > 0 {
 		fmt.Fprintf(&b, "User + kernel time, summed over the blocks, is within %.0f %% of the total CPU in %d of %d rows. ", report.SplitTolerance, split-off, split)
 	}
-	b.WriteString(source(rep, "ceilings"))
-	if s, ok := rep.Sections["why"]; ok {
+	b.WriteString(source(rep, report.CeilingsSection))
+	if s, ok := rep.Sections[report.WhySection]; ok {
 		fmt.Fprintf(&b, " The system calls: `make bench-load PART=why`, %s, %s%s, counted by perf on the kernel's tracepoints; each cell the median with the range (min–max).", s.Date, plural(s.Rounds, "round"), runHost(rep, s))
-	} else if s, ok := rep.Sections["load"]; ok && len(rep.Why) > 0 {
+	} else if s, ok := rep.Sections[report.LoadSection]; ok && len(rep.Why) > 0 {
 		fmt.Fprintf(&b, " The system calls: `make bench-load`, %s%s, counted by perf on the kernel's tracepoints; each cell the median with the range (min–max).", s.Date, runHost(rep, s))
 	}
-	if c, w := rep.Sections["ceilings"], rep.Sections["why"]; w.Date != "" && c.Date != "" && report.HostKey(c.Machine) != report.HostKey(w.Machine) {
+	if c, w := rep.Sections[report.CeilingsSection], rep.Sections[report.WhySection]; w.Date != "" && c.Date != "" && report.HostKey(c.Machine) != report.HostKey(w.Machine) {
 		b.WriteString(" **The two come from different hosts**: the time split is one host's, the counts another's.")
 	}
 	return b.String() + "\n"

@@ -25,7 +25,7 @@ func SweepOne(rep report.Report) string {
 	if rows == 0 {
 		return ""
 	}
-	if s, ok := rep.Sections["sweep"]; ok {
+	if s, ok := rep.Sections[report.SweepSection]; ok {
 		fmt.Fprintf(&b, "\n_`make bench`'s sweep, %s, %s; %s._\n", s.Date, plural(s.Rounds, "round"), interval(s.Rounds))
 	}
 	return b.String()
@@ -45,8 +45,8 @@ func SweepSection(rep report.Report) string {
 		return ""
 	}
 	var b strings.Builder
-	if s := rep.Sections["sweep"]; s.Date != rep.Sections["ceilings"].Date {
-		fmt.Fprintf(&b, "Measured %s, %s (the ceilings: %s).\n\n", s.Date, plural(s.Rounds, "round"), orNone(rep.Sections["ceilings"].Date))
+	if s := rep.Sections[report.SweepSection]; s.Date != rep.Sections[report.CeilingsSection].Date {
+		fmt.Fprintf(&b, "Measured %s, %s (the ceilings: %s).\n\n", s.Date, plural(s.Rounds, "round"), orNone(rep.Sections[report.CeilingsSection].Date))
 	}
 	b.WriteString("![req/s and p99 by connections](sweep.svg)\n\n![server CPU per request by connections](cpu.svg)\n\n")
 	b.WriteString("Each run opens its connections, so at many connections part of the CPU per request is accepting them.\n\n")
@@ -129,7 +129,7 @@ func ScaleSection(rep report.Report) string {
 	if len(rep.Scale) == 0 {
 		return ""
 	}
-	s := rep.Sections["scale"]
+	s := rep.Sections[report.ScaleSection]
 	var b strings.Builder
 	fmt.Fprintf(&b, "Measured %s, %s; server on CPUs %s, client on CPUs %s.", s.Date, plural(s.Rounds, "round"), s.ServerCPUs, s.ClientCPUs)
 	if s.Shared {

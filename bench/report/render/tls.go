@@ -71,17 +71,17 @@ func TLSCosts(rep report.Report) string {
 		fmt.Fprintf(&b, "\nNot measured, having no TLS (the target table): %s.\n", strings.Join(none, ", "))
 	}
 	b.WriteString("\n" + tlsClients + "\n")
-	if s, ok := rep.Sections["tls"]; ok {
+	if s, ok := rep.Sections[report.TLSSection]; ok {
 		fmt.Fprintf(&b, "\n_`make bench-tls`, %s, %s%s; each cell is %s, a ratio to nginx taken block by block against the reference nginx over TLS measured right before and after the server; "+
 			"the columns against plaintext set the median over the median of the same stack's ceiling of the same invocation, none where the two ran apart (the plaintext ceilings ran on loadgen: no interval)._\n",
 			s.Date, plural(s.Rounds, "block"), runHost(rep, s), interval(s.Rounds))
 	}
-	if s, ok := rep.Sections["tls-keepalive"]; ok {
+	if s, ok := rep.Sections[report.TLSKeepAliveSection]; ok {
 		fmt.Fprintf(&b, "\n_Keep-alive over TLS 1.3 has blocks of its own, short ones as the ceilings' (%s): its ratios to nginx are wanted to ±%.0f %%, and a block counts only at the host's usual level (the reference within ±%.0f %% of its usual speed, before and after the server), which the host leaves for seconds at a time. "+
 			"`make bench-tls`'s keep-alive blocks, %s, %s%s, each cell %s.%s_\n",
 			keepAliveFor(s), 100*tlsTarget, 100*report.HostTol, s.Date, blocksRun(s, "block"), runHost(rep, s), interval(s.Rounds), keptNote(rep, s, []string{"tls-keepalive"}, nil))
 	}
-	if s, ok := rep.Sections["tls-handshake"]; ok {
+	if s, ok := rep.Sections[report.TLSHandshakeSection]; ok {
 		fmt.Fprintf(&b, "\n_nethttp's and nginx's full and resumed handshakes (ECDSA), whose cost is wanted to ±%.0f %%, have blocks of their own too, short ones on loadgen (%s), for the same reason: "+
 			"`make bench-tls`'s handshake blocks, %s, %s%s, each cell %s.%s_\n",
 			100*handshakeTarget, keepAliveFor(s), s.Date, blocksRun(s, "block"), runHost(rep, s), interval(s.Rounds), keptNote(rep, s, []string{"tls-full", "tls-resumed"}, []string{"nethttp", "nginx"}))

@@ -11,7 +11,7 @@ import (
 // Go stack's modules as its run's build resolved them, and nginx's and
 // lighttpd's as they said.
 func versionsLine(rep report.Report) string {
-	m := rep.Sections["ceilings"].Machine
+	m := rep.Sections[report.CeilingsSection].Machine
 	if m.CPU == "" {
 		m = rep.Machine
 	}

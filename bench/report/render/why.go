@@ -54,10 +54,10 @@ func CostsWhy(rep report.Report) string {
 	if len(parts) > 0 {
 		b.WriteString("At a quarter of its ceiling a request costs more system calls than saturated: " + strings.Join(parts, ", ") + ".\n")
 	}
-	s, ok := rep.Sections["why"]
+	s, ok := rep.Sections[report.WhySection]
 	run := "make bench-load PART=why"
 	if !ok {
-		s, run = rep.Sections["load"], "make bench-load"
+		s, run = rep.Sections[report.LoadSection], "make bench-load"
 	}
 	fmt.Fprintf(&b, "\n_`%s`, %s, %s%s; counted by perf on the kernel's tracepoints and from /proc while the load ran; each cell is the median of the rounds._\n",
 		run, s.Date, plural(rep.Why[0].Syscalls.N, "round"), runHost(rep, s))

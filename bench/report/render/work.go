@@ -107,7 +107,7 @@ func WorkSection(rep report.Report) string {
 }
 
 func workIntro(rep report.Report) string {
-	sec, ok := rep.Sections["work"]
+	sec, ok := rep.Sections[report.WorkSection]
 	if !ok { // uring's rows alone (report.UringSection): their note says how they ran
 		return ""
 	}
@@ -320,7 +320,7 @@ func WorkPage(rep report.Report) string {
 	if len(rep.Wait) > 0 {
 		b.WriteString("\n" + waitSummary(rep.Wait) + "\n")
 	}
-	b.WriteString("\n" + source(rep, "work") + "\n")
+	b.WriteString("\n" + source(rep, report.WorkSection) + "\n")
 	if n := waitUringNote(rep); n != "" {
 		b.WriteString("\n" + n)
 	}
