@@ -4,7 +4,7 @@ package report
 // Report.Sections, and (but for CeilingsSection, bench.txt) its file's
 // name in the output directory, with .txt.
 const (
-	CeilingsSection     = "ceilings"      // make bench: the ceilings and in-memory costs
+	CeilingsSection     = "ceilings"      // make bench-ceilings: every mode, in-memory costs
 	SweepSection        = "sweep"         // the concurrency sweep and idle connections
 	ScaleSection        = "scale"         // the ceilings on several core counts
 	WorkSection         = "work"          // handler work at the ceiling

@@ -23,7 +23,7 @@ func AgreeLoad(dirs []string) (string, error) {
 		return b.String(), nil
 	}
 	if differ := ceilingsDiffer(sectionsOf(reps, report.LoadSection)); differ != "" {
-		fmt.Fprintf(b, "\n**%s held the servers at shares of other keep-alive ceilings than the first (another run of make bench): their rates are not the same loads as the first's.**\n", differ)
+		fmt.Fprintf(b, "\n**%s held the servers at shares of other keep-alive ceilings than the first (another run of make bench-ceilings): their rates are not the same loads as the first's.**\n", differ)
 	}
 	label := pickLabel
 	fmt.Fprintf(b, "\n## CPU per request at %s of the ceiling, as a ratio to nginx's\n\n"+

@@ -13,7 +13,8 @@ import (
 // runs names the make invocation that writes each section: the whole
 // run, and the part that writes it alone, if there is one.
 var runs = map[string][2]string{
-	report.CeilingsSection:     {"make bench", ""},
+	report.PickSection:         {"make bench", ""},
+	report.CeilingsSection:     {"make bench-ceilings", ""},
 	report.SweepSection:        {"make bench-sweep", ""},
 	report.ScaleSection:        {"make bench-scale", ""},
 	report.WorkSection:         {"make bench-work", ""},

@@ -49,7 +49,7 @@ func TestCommandList(t *testing.T) {
 	want := "Each section's go test commands, run from the repository root block by block: a command run in several blocks is listed once, with `-block K` and its blocks. " +
 		"The raw output of each section is the .txt file of its name beside this report (bench.txt for the ceilings), or that file gzip-compressed (.txt.gz), which bin/report reads as it is; `benchstat old.txt new.txt` compares two runs (`gunzip -k` first).\n" +
 		"\natload.txt, `make bench-load` or `make bench-load PART=at-load`, 2026-12-05 02:00 UTC:\n\n```\ngo test -bench AtLoad ./bench -args -block 0\n```\n" +
-		"\nbench.txt, `make bench`, 2026-12-05 00:59 UTC:\n\n```\ngo test -bench Ceiling ./bench -args -block K  # K: 0–1\n```\n"
+		"\nbench.txt, `make bench-ceilings`, 2026-12-05 00:59 UTC:\n\n```\ngo test -bench Ceiling ./bench -args -block K  # K: 0–1\n```\n"
 	if got != want {
 		t.Errorf("CommandList:\n%s\nwant\n%s", got, want)
 	}

@@ -26,7 +26,7 @@ func source(rep report.Report, section string) string {
 	if !ok {
 		return ""
 	}
-	unit, run := "round", "make bench"
+	unit, run := "round", "make bench-ceilings"
 	switch section {
 	case report.CeilingsSection:
 		unit = "block"

@@ -264,7 +264,7 @@ func notEverywhere(hosts []report.Host) []string {
 func CompareDir(dir, results string) (string, error) {
 	file := filepath.Join(dir, "bench.txt")
 	if err := report.Stat(file); err != nil {
-		return "", fmt.Errorf("%s holds no run: no bench.txt there (make bench writes one)", dir)
+		return "", fmt.Errorf("%s holds no run: no bench.txt there (make bench-ceilings writes one)", dir)
 	}
 	run, m, err := report.ReadHostRun(file)
 	if err != nil {

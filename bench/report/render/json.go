@@ -212,7 +212,7 @@ func memorySource(rep report.Report) string {
 	for _, m := range rep.InMemory {
 		n = max(n, m.NsOp.N)
 	}
-	return fmt.Sprintf("_`make bench`, %s, in memory (`go test -bench -benchmem -cpu 1 -count %d`)%s; each cell is %s; a difference is that of the medians, its interval the widest the two intervals allow._",
+	return fmt.Sprintf("_`make bench-ceilings`, %s, in memory (`go test -bench -benchmem -cpu 1 -count %d`)%s; each cell is %s; a difference is that of the medians, its interval the widest the two intervals allow._",
 		s.Date, n, runHost(rep, s), interval(n))
 }
 

@@ -26,7 +26,7 @@ func SweepOne(rep report.Report) string {
 		return ""
 	}
 	if s, ok := rep.Sections[report.SweepSection]; ok {
-		fmt.Fprintf(&b, "\n_`make bench`'s sweep, %s, %s; %s._\n", s.Date, plural(s.Rounds, "round"), interval(s.Rounds))
+		fmt.Fprintf(&b, "\n_`make bench-sweep`'s sweep, %s, %s; %s._\n", s.Date, plural(s.Rounds, "round"), interval(s.Rounds))
 	}
 	return b.String()
 }
