@@ -73,8 +73,10 @@ func runParts(o *options) error {
 func readReport(dir string) (report.Report, error) {
 	rep, err := report.Read(files(dir))
 	minWait := filepath.Join(dir, report.MinWaitSection+".txt")
-	if statErr := report.Stat(minWait); errors.Is(err, report.ErrNoResults) && statErr == nil {
-		rep, err = report.Report{}, nil // a -min-wait run alone: its part only
+	pick := filepath.Join(dir, report.PickFile)
+	if errors.Is(err, report.ErrNoResults) && (report.Stat(minWait) == nil || report.Stat(pick) == nil) {
+		// A -min-wait or -pick run alone: its part only.
+		rep, err = report.Report{Sections: map[string]report.Section{}}, nil
 	}
 	if err != nil {
 		var flags []string

@@ -116,7 +116,7 @@ func stackCell(t targets.Target) string {
 func pickRatioCell(p report.Point) string {
 	switch {
 	case p.CPU.N == 0 || p.Label != "":
-		return "no ceiling: " + or(p.Label, "never saturated")
+		return or(p.Label, "never saturated: no ceiling")
 	case p.Server == "nginx":
 		return "1×"
 	case p.CPUVsNginx == nil || p.CPUVsNginx.N == 0:
@@ -328,7 +328,7 @@ func runLine(rep, run report.Report) string {
 	s := run.Sections[report.PickSection]
 	took := ""
 	if s.Took > 0 {
-		took = fmt.Sprintf(", %s minutes", num(math.Round(s.Took/60), 0))
+		took = ", " + plural(int(math.Round(s.Took/60)), "minute")
 	}
 	quick := ""
 	if s.Quick {
