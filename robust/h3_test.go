@@ -387,25 +387,19 @@ func replay(ctx context.Context, srv *net.UDPAddr, flight [][]byte) (int64, erro
 // captureInitials returns the first flights of n QUIC connection
 // attempts of quic-go's client with cfg and HTTP/3's ALPN: each the
 // datagrams its Initial packets came in (the ClientHello, with the
-// post-quantum key share Go offers by default, takes two), sent to a
-// socket of the test's that never answers. Each attempt has a
-// destination connection ID of its own; the source connection ID is the
-// client's, kept unchanged in the replays, as the server only echoes it.
+// post-quantum key share Go offers by default, takes two). The client
+// writes them to a recorder, which sends nothing, so no server ever
+// answers. Each attempt has a destination connection ID of its own; the
+// source connection ID is the client's, kept unchanged in the replays, as
+// the server only echoes it.
 func captureInitials(t *testing.T, cfg *tls.Config, n int) [][][]byte {
 	t.Helper()
-	sink, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	sock, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer sink.Close()
-	// The attempts' flights come at once; the default buffer would drop
-	// some of their datagrams.
-	sink.SetReadBuffer(4 << 20)
-	conn, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr := &quic.Transport{Conn: conn}
+	rec := &recorder{PacketConn: sock}
+	tr := &quic.Transport{Conn: rec}
 	defer tr.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
@@ -413,51 +407,48 @@ func captureInitials(t *testing.T, cfg *tls.Config, n int) [][][]byte {
 	defer cancel()
 	tc := cfg.Clone()
 	tc.NextProtos = []string{http3.NextProtoH3}
-	// A few more attempts than wanted, to keep only whole flights should
-	// a datagram be lost all the same.
+	// A few more attempts than wanted, to keep only whole flights.
 	attempts := n + n/10 + 1
 	for range attempts {
-		wg.Go(func() { tr.Dial(ctx, sink.LocalAddr(), tc, &quic.Config{}) })
+		wg.Go(func() { tr.Dial(ctx, sock.LocalAddr(), tc, &quic.Config{}) })
 	}
-	// A flight's datagrams go out back to back; quic-go's client sends
-	// nothing more before its first probe timeout (300 ms), so what comes
-	// within 150 ms of an attempt's first datagram is its flight. The
-	// capture ends 150 ms after the last attempt's first datagram, or
-	// after a second with no new attempt: on a busy machine the
-	// attempts' goroutines may start a while apart.
+	// A flight's datagrams are written back to back; quic-go's client
+	// writes nothing more before its first probe timeout (300 ms), so
+	// what it writes within 150 ms of an attempt's first datagram is its
+	// flight. The capture ends 150 ms after the last attempt's first
+	// datagram.
 	const window = 150 * time.Millisecond
-	first := map[string]time.Time{}
-	byID := map[string][][]byte{}
-	var order []string
-	buf := make([]byte, 2048)
-	last := time.Now()
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
-		wait := time.Second
-		if len(order) == attempts {
-			wait = window
-		}
-		sink.SetReadDeadline(last.Add(wait))
-		k, err := sink.Read(buf)
-		if err != nil {
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		ids, last := rec.firsts()
+		if ids == attempts && time.Since(last) > window {
 			break
 		}
-		d := buf[:k]
-		if k < 7 || d[0]&0x80 == 0 || 6+int(d[5]) > k {
-			t.Fatalf("captured a datagram that is no long-header packet: % x", d[:min(k, 16)])
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d connection attempts wrote their Initial in 10 s", ids, attempts)
+		}
+	}
+	cancel()
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	byID := map[string][][]byte{}
+	first := map[string]time.Time{}
+	var order []string
+	for _, w := range rec.written {
+		d := w.b
+		if len(d) < 7 || d[0]&0x80 == 0 || 6+int(d[5]) > len(d) {
+			t.Fatalf("quic-go's client wrote a datagram that is no long-header packet: % x", d[:min(len(d), 16)])
 		}
 		id := string(d[6 : 6+int(d[5])])
 		if _, ok := first[id]; !ok {
-			last = time.Now()
-			first[id] = last
+			first[id] = w.at
 			order = append(order, id)
-		} else if time.Since(first[id]) > window {
+		} else if w.at.Sub(first[id]) > window {
 			continue
 		}
-		byID[id] = append(byID[id], bytes.Clone(d))
+		byID[id] = append(byID[id], d)
 	}
-	// A whole flight has as many datagrams as most do: fewer, one was
-	// lost; more, a retransmission came within the window, as it may on
-	// a busy machine when the sink reads late.
+	// A whole flight has as many datagrams as most do: a late goroutine
+	// may have let a probe into a window.
 	count := map[int]int{}
 	whole := 0
 	for _, f := range byID {
@@ -477,6 +468,52 @@ func captureInitials(t *testing.T, cfg *tls.Config, n int) [][][]byte {
 	}
 	t.Logf("captured %d Initial flights of %d datagrams (the first: %d bytes)", n, whole, len(flights[0][0]))
 	return flights
+}
+
+// A recorder is the socket quic-go's client writes to in captureInitials:
+// it keeps every datagram written, with when, and sends none. Reads go to
+// its socket, to which nothing is sent.
+type recorder struct {
+	net.PacketConn
+	mu      sync.Mutex
+	written []struct {
+		b  []byte
+		at time.Time
+	}
+}
+
+func (r *recorder) WriteTo(b []byte, _ net.Addr) (int, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.written = append(r.written, struct {
+		b  []byte
+		at time.Time
+	}{bytes.Clone(b), time.Now()})
+	return len(b), nil
+}
+
+// SetReadBuffer and SetWriteBuffer let quic-go size the buffers, as it
+// does a UDP socket's (else it logs a warning): there is nothing to hold.
+func (r *recorder) SetReadBuffer(int) error  { return nil }
+func (r *recorder) SetWriteBuffer(int) error { return nil }
+
+// firsts returns how many destination connection IDs the datagrams
+// written so far have, and when the last new one was written.
+func (r *recorder) firsts() (int, time.Time) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	seen := map[string]bool{}
+	var last time.Time
+	for _, w := range r.written {
+		if len(w.b) < 7 || 6+int(w.b[5]) > len(w.b) {
+			continue
+		}
+		if id := string(w.b[6 : 6+int(w.b[5])]); !seen[id] {
+			seen[id] = true
+			last = w.at
+		}
+	}
+	return len(seen), last
 }
 
 // raiseUDPBuffers raises the kernel's UDP buffer limits to what quic-go
