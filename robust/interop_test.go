@@ -175,7 +175,7 @@ func TestH3Interop(t *testing.T) {
 				}
 				in := t.startH3(tg, pair)
 				for _, p := range []string{page.Path, page.JSONPath} {
-					got, err := h2loadRun(h2load, in.Addr, p, n)
+					got, err := h2loadRun(h2load, "h3", in.Addr, p, n)
 					if err != nil {
 						t.Errorf("%v", err)
 						continue
@@ -247,27 +247,28 @@ var (
 	h2loadProto    = regexp.MustCompile(`(?m)^Application protocol: (\S+)$`)
 )
 
-// h2loadRun asks addr for p n times over HTTP/3 with h2load, on one
-// connection, and returns the body bytes it counted, or an error unless
-// every request succeeded with a 2xx over h3 and the bytes are n bodies
-// of the contract's answer (the page, or the JSON object with or without
-// a newline).
-func h2loadRun(h2load, addr, p string, n int) (int, error) {
+// h2loadRun asks addr for p n times with h2load over HTTPS, offering
+// proto alone by ALPN ("h3": HTTP/3 over QUIC), on one connection, and
+// returns the body bytes it counted, or an error unless every request
+// succeeded with a 2xx over proto and the bytes are n bodies of the
+// contract's answer (the page, or the JSON object with or without a
+// newline).
+func h2loadRun(h2load, proto, addr, p string, n int) (int, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, h2load, "--npn-list=h3", "-n", strconv.Itoa(n), "-c", "1", "https://"+addr+p)
+	cmd := exec.CommandContext(ctx, h2load, "--npn-list="+proto, "-n", strconv.Itoa(n), "-c", "1", "https://"+addr+p)
 	cmd.WaitDelay = time.Second
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return 0, fmt.Errorf("%s: %v\n%s", cmd, err, out)
 	}
 	want := strconv.Itoa(n)
-	r, s, d, proto := h2loadRequests.FindSubmatch(out), h2loadStatus.FindSubmatch(out), h2loadData.FindSubmatch(out), h2loadProto.FindSubmatch(out)
-	if r == nil || s == nil || d == nil || proto == nil {
+	r, s, d, spoke := h2loadRequests.FindSubmatch(out), h2loadStatus.FindSubmatch(out), h2loadData.FindSubmatch(out), h2loadProto.FindSubmatch(out)
+	if r == nil || s == nil || d == nil || spoke == nil {
 		return 0, fmt.Errorf("%s: no summary in its output:\n%s", cmd, out)
 	}
-	if string(proto[1]) != "h3" || string(r[4]) != want || string(s[1]) != want {
-		return 0, fmt.Errorf("%s: protocol %s, %s of %d succeeded, %s 2xx; want h3 and all:\n%s", cmd, proto[1], r[4], n, s[1], out)
+	if string(spoke[1]) != proto || string(r[4]) != want || string(s[1]) != want {
+		return 0, fmt.Errorf("%s: protocol %s, %s of %d succeeded, %s 2xx; want %s and all:\n%s", cmd, spoke[1], r[4], n, s[1], proto, out)
 	}
 	got, _ := strconv.Atoi(string(d[1]))
 	size := page.Size
@@ -281,4 +282,73 @@ func h2loadRun(h2load, addr, p string, n int) (int, error) {
 		return got, fmt.Errorf("%s: %d body bytes, want %d answers of %d", cmd, got, n, size)
 	}
 	return got, nil
+}
+
+// TestH2loadCount checks h2loadRun's reading of h2load's summary on
+// h2load's real output, where Debian's h2load cannot speak HTTP/3: over
+// HTTP/2 to nethttp, each path h2loadEach times, every answer counted to
+// the byte; and offering a protocol nethttp does not speak, an error.
+func TestH2loadCount(t *testing.T) {
+	tg, err := targets.Lookup("nethttp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The rows of this test are not the report's: it checks the suite.
+	tt := &test{T: t, row: &row{Server: tg.Name, Test: "h2load count"}}
+	h2load := tt.tool("h2load")
+	pair, _ := h3Pair(t)
+	in := tt.start(tg, targets.Env{TLSCert: pair.Cert, TLSKey: pair.Key})
+	for _, p := range []string{page.Path, page.JSONPath} {
+		if _, err := h2loadRun(h2load, "h2", in.Addr, p, h2loadEach); err != nil {
+			t.Errorf("%v", err)
+		}
+	}
+	if _, err := h2loadRun(h2load, "h3", in.Addr, page.Path, h2loadEach); err == nil {
+		t.Errorf("h2load offering h3 alone to a server over TCP: no error")
+	}
+}
+
+// TestAnswerCheck shows answer.check failing what is not the contract's
+// answer, one field or byte off, and passing what is.
+func TestAnswerCheck(t *testing.T) {
+	tg, err := targets.Lookup("nethttp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fields := func(ct string, n int) map[string][]string {
+		return map[string][]string{":status": {"200"}, "content-type": {ct}, "content-length": {strconv.Itoa(n)}, "server": {tg.ServerHeader}}
+	}
+	bad := bytes.Clone(page.HTML)
+	bad[100]++
+	jsonNL := append(bytes.Clone(page.JSON), '\n')
+	for _, c := range []struct {
+		name string
+		a    answer
+		ok   bool
+	}{
+		{"page", answer{page.Path, fields(page.ContentType, page.Size), page.HTML}, true},
+		{"page, a byte off", answer{page.Path, fields(page.ContentType, page.Size), bad}, false},
+		{"page, cut short", answer{page.Path, fields(page.ContentType, page.Size), page.HTML[:page.Size-1]}, false},
+		{"page, length off", answer{page.Path, fields(page.ContentType, page.Size+1), page.HTML}, false},
+		{"page, JSON's type", answer{page.Path, fields(page.JSONType, page.Size), page.HTML}, false},
+		{"json", answer{page.JSONPath, fields(page.JSONType, page.JSONSize), page.JSON}, true},
+		{"json, newline", answer{page.JSONPath, fields(page.JSONType+"; charset=utf-8", page.JSONSize+1), jsonNL}, true},
+		{"json, two newlines", answer{page.JSONPath, fields(page.JSONType, page.JSONSize+2), append(bytes.Clone(jsonNL), '\n')}, false},
+		{"json, the page's type", answer{page.JSONPath, fields(page.ContentType, page.JSONSize), page.JSON}, false},
+	} {
+		err := c.a.check(tg)
+		if (err == nil) != c.ok {
+			t.Errorf("%s: check says %v, want ok %v", c.name, err, c.ok)
+		}
+	}
+	a := answer{page.Path, fields(page.ContentType, page.Size), page.HTML}
+	a.fields[":status"] = []string{"404"}
+	if a.check(tg) == nil {
+		t.Errorf("status 404: check says nothing")
+	}
+	a = answer{page.Path, fields(page.ContentType, page.Size), page.HTML}
+	a.fields["server"] = []string{"other"}
+	if a.check(tg) == nil {
+		t.Errorf("another Server: check says nothing")
+	}
 }
