@@ -138,18 +138,24 @@ func (t *test) startH3(tg targets.Target, pair certs.Pair) *targets.Instance {
 // under h3RSSBound; and it logged nothing but its start line. The loads
 // run one after another on one server: load (3) finds load (2)'s
 // handshakes still in flight, as their timeout is 5 s. The servers take
-// their turns one after another, not side by side: every server runs on
-// CPU 0, and four floods there at once would test the machine.
+// their loads in turns (udpTurn), not side by side: every server runs on
+// CPU 0, and four floods there at once would test the machine. The rest
+// overlaps: starting, capturing, and the stop, which waits for load (2)'s
+// handshakes to time out.
 func TestH3Hostile(t *testing.T) {
 	requireUDP(t)
 	raiseUDPBuffers(t)
 	for _, tg := range h3Servers() {
 		t.Run(tg.Name, func(tt *testing.T) {
+			tt.Parallel()
 			sz := fmt.Sprintf("3 loads of %s; %d handshakes", size().h3Load, handshakers)
 			hostileH3(&test{T: tt, row: newRow(tt, tg.Name, "hostile UDP", sz)}, tg)
 		})
 	}
 }
+
+// udpTurn is held by the server whose TestH3Hostile loads run.
+var udpTurn sync.Mutex
 
 // hostileH3 runs TestH3Hostile's loads against tg.
 func hostileH3(top *test, tg targets.Target) {
@@ -169,6 +175,8 @@ func hostileH3(top *test, tg targets.Target) {
 		top.Fatalf("before the loads: %v", err)
 	}
 
+	udpTurn.Lock()
+	defer udpTurn.Unlock()
 	loads := []struct {
 		name string
 		run  func(ctx context.Context) (int64, error)

@@ -184,8 +184,8 @@ What each test asserts:
   h3, with the bytes of that many answers. A probe says whether it speaks
   HTTP/3 (given --npn-list=h3, it must send a QUIC packet to a UDP socket of
   the test's); where it does not, the row is skipped with the reason.
-- **hostile UDP**: on the servers that serve HTTP/3, one after another, three
-  loads in turn, each for the size's time: datagrams of 1200 random bytes
+- **hostile UDP**: on the servers that serve HTTP/3, the loads on one server
+  at a time, three in turn, each for the size's time: datagrams of 1200 random bytes
   as fast as one socket sends them; %[10]d captured client Initials (a real
   quic-go client's first flights) from as many sockets that never answer,
   so as many handshakes hang; one captured Initial replayed from one
