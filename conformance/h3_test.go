@@ -6,11 +6,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
-	"os"
-	"os/exec"
-	"path"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -285,52 +281,5 @@ func TestH3Flags(t *testing.T) {
 				t.Errorf("-h3 alone: %v, stdout %q; want exit 2, stderr the one line %q", err, stdout, want)
 			}
 		})
-	}
-}
-
-// ngtcp2Client is ngtcp2's example HTTP/3 client, as Debian's
-// ngtcp2-client installs it (built on GnuTLS).
-const ngtcp2Client = "gtlsclient"
-
-// TestH3Interop fetches the page over HTTP/3 from nethttp with ngtcp2's
-// example client: QUIC, TLS and HTTP/3 written in C, none of it quic-go.
-// The client verifies no certificate (it takes no CA); what it checks is
-// that the two stacks speak QUIC v1 and HTTP/3 to each other: the status,
-// the headers, and the page's exact bytes, which it saves to a file.
-func TestH3Interop(t *testing.T) {
-	client := requireTool(t, ngtcp2Client)
-	raiseUDPBuffers(t)
-	tg, err := targets.Lookup("nethttp")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, _ := startTLS(t, target{tg}, targets.Env{H3: true})
-	host, portNum, err := net.SplitHostPort(p.addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, client, "--exit-on-all-streams-close", "--no-quic-dump", "--no-http-dump",
-		"--download="+dir, host, portNum, "https://localhost:"+portNum+page.Path)
-	cmd.WaitDelay = time.Second
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("%s: %v\n%s", cmd, err, out)
-	}
-	// It prints the answer's fields as it decodes them, a line each:
-	// "http: stream 0x0 [:status: 200]".
-	for _, field := range []string{"[:status: 200]", "[server: nethttp]", "[content-type: " + page.ContentType + "]", "[content-length: 257]"} {
-		if !bytes.Contains(out, []byte(" "+field+"\n")) {
-			t.Errorf("no %s in its output:\n%s", field, out)
-		}
-	}
-	body, err := os.ReadFile(filepath.Join(dir, path.Base(page.Path)))
-	if err != nil {
-		t.Fatalf("the page it saved: %v\n%s", err, out)
-	}
-	if !bytes.Equal(body, page.HTML) {
-		t.Errorf("it got %d bytes that are not the page's %d: %q", len(body), page.Size, body)
 	}
 }

@@ -61,8 +61,6 @@ import (
 )
 
 const (
-	// hostileFor is how long each hostile load runs.
-	hostileFor = 2 * time.Second
 	// minH3Rate is the least a bystander on HTTP/3 must be answered beside
 	// a load, requests a second, one at a time on one QUIC connection:
 	// far below the hundreds to thousands a second it gets beside these
@@ -70,44 +68,44 @@ const (
 	minH3Rate = 20
 	// handshakers is load (2)'s connection attempts.
 	handshakers = 200
-	// h3RSSBound bounds nethttp's resident memory under each load:
+	// h3RSSBound bounds a server's resident memory under each load:
 	// rssBound, the suite's bound against a client that does not read,
 	// and 256 KiB for each of the 200 handshakes load (2) leaves in
 	// flight, each a connection with its TLS state, the packets it sent
 	// waiting for an acknowledgement that never comes, and its goroutines
-	// (114 MiB). Measured: about 16 MiB under the floods alone, some
-	// 110 KiB more a hanging handshake. The floods' datagrams wait in the
-	// kernel's socket buffer, outside the process; the queues above hold
-	// at most some 1300 packets (2 MiB).
+	// (114 MiB). Measured on nethttp: about 16 MiB under the floods
+	// alone, some 110 KiB more a hanging handshake. The floods' datagrams
+	// wait in the kernel's socket buffer, outside the process; the queues
+	// above hold at most some 1300 packets (2 MiB).
 	h3RSSBound = rssBound + handshakers*256<<10
 )
 
-// TestH3Hostile runs three hostile loads against nethttp serving HTTP/3,
-// each for hostileFor, while a bystander asks for the page over HTTP/3
-// one request at a time on one connection: (1) datagrams of 1200 random
-// bytes, as fast as one goroutine sends them from one socket; (2) 200
-// valid client Initials (the whole first flight of a real quic-go
-// client, captured), each sent once from its own socket that then never
-// answers, so 200 handshakes hang; (3) one captured Initial flight sent
-// again and again from one socket. The server must answer each socket of
-// (2) and the one of (3), as it does an Initial it makes a connection
-// of. For each load: the bystander got at least
-// minH3Rate answers a second, every one the page; the server is alive,
-// serves a new HTTP/3 connection, its RSS sampled every 20 ms and its
-// peak (VmHWM) stayed under h3RSSBound; and it logged nothing but its
-// start line. The loads run one after another on one server: load (3)
-// finds load (2)'s handshakes still in flight, as their timeout is 5 s.
-func TestH3Hostile(t *testing.T) {
-	if c, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)}); err != nil {
-		t.Skipf("no UDP on the loopback, where QUIC runs: %v", err)
-	} else {
-		c.Close()
+// h3Servers returns the servers of the table that serve HTTP/3 given -h3.
+func h3Servers() []targets.Target {
+	var v []targets.Target
+	for _, tg := range targets.Servers() {
+		if tg.H3 {
+			v = append(v, tg)
+		}
 	}
-	raiseUDPBuffers(t)
-	tg, err := targets.Lookup("nethttp")
+	return v
+}
+
+// requireUDP skips the test where the loopback takes no UDP, where QUIC
+// runs.
+func requireUDP(t *testing.T) {
+	t.Helper()
+	c, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
 	if err != nil {
-		t.Fatal(err)
+		t.Skipf("no UDP on the loopback, where QUIC runs: %v", err)
 	}
+	c.Close()
+}
+
+// h3Pair writes a certificate for the test and returns it, with a client
+// configuration that trusts it alone.
+func h3Pair(t *testing.T) (certs.Pair, *tls.Config) {
+	t.Helper()
 	pair, err := certs.Write(t.TempDir(), certs.ECDSA)
 	if err != nil {
 		t.Fatal(err)
@@ -116,24 +114,69 @@ func TestH3Hostile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := &tls.Config{RootCAs: pool, ServerName: "localhost"}
-	// The rows of this test are not the report's: it is nethttp's alone.
-	top := &test{T: t, row: &row{Server: tg.Name, Test: "hostile UDP"}}
-	in := top.start(tg, targets.Env{TLSCert: pair.Cert, TLSKey: pair.Key, H3: true})
+	return pair, &tls.Config{RootCAs: pool, ServerName: "localhost"}
+}
+
+// startH3 starts tg serving HTTPS with pair's certificate, and HTTP/3.
+func (t *test) startH3(tg targets.Target, pair certs.Pair) *targets.Instance {
+	t.Helper()
+	return t.start(tg, targets.Env{TLSCert: pair.Cert, TLSKey: pair.Key, H3: true})
+}
+
+// TestH3Hostile runs three hostile loads against each server serving
+// HTTP/3, each for the size's h3Load, while a bystander asks for the page
+// over HTTP/3 one request at a time on one connection: (1) datagrams of
+// 1200 random bytes, as fast as one goroutine sends them from one socket;
+// (2) 200 valid client Initials (the whole first flight of a real quic-go
+// client, captured), each sent once from its own socket that then never
+// answers, so 200 handshakes hang; (3) one captured Initial flight sent
+// again and again from one socket. The server must answer each socket of
+// (2) and the one of (3), as it does an Initial it makes a connection
+// of. For each load: the bystander got at least minH3Rate answers a
+// second, every one the page; the server is alive, serves a new HTTP/3
+// connection, its RSS sampled every 20 ms and its peak (VmHWM) stayed
+// under h3RSSBound; and it logged nothing but its start line. The loads
+// run one after another on one server: load (3) finds load (2)'s
+// handshakes still in flight, as their timeout is 5 s. The servers take
+// their loads in turns (udpTurn), not side by side: every server runs on
+// CPU 0, and four floods there at once would test the machine. The rest
+// overlaps: starting, capturing, and the stop, which waits for load (2)'s
+// handshakes to time out.
+func TestH3Hostile(t *testing.T) {
+	requireUDP(t)
+	raiseUDPBuffers(t)
+	for _, tg := range h3Servers() {
+		t.Run(tg.Name, func(tt *testing.T) {
+			tt.Parallel()
+			sz := fmt.Sprintf("3 loads of %s; %d handshakes", size().h3Load, handshakers)
+			hostileH3(&test{T: tt, row: newRow(tt, tg.Name, "hostile UDP", sz)}, tg)
+		})
+	}
+}
+
+// udpTurn is held by the server whose TestH3Hostile loads run.
+var udpTurn sync.Mutex
+
+// hostileH3 runs TestH3Hostile's loads against tg.
+func hostileH3(top *test, tg targets.Target) {
+	pair, cfg := h3Pair(top.T)
+	in := top.startH3(tg, pair)
 	pid := top.httpPID(in)
 	srv, err := net.ResolveUDPAddr("udp", in.Addr)
 	if err != nil {
-		t.Fatal(err)
+		top.Fatalf("%v", err)
 	}
 	// One more flight than load (2) sends, for load (3): its connection
 	// ID must be one no connection has yet.
-	flights := captureInitials(t, cfg, handshakers+1)
+	flights := captureInitials(top.T, cfg, handshakers+1)
 	c, tr := h3Bystander(cfg)
 	defer tr.Close()
 	if err := getH3(c, in.URL()); err != nil {
-		t.Fatalf("before the loads: %v", err)
+		top.Fatalf("before the loads: %v", err)
 	}
 
+	udpTurn.Lock()
+	defer udpTurn.Unlock()
 	loads := []struct {
 		name string
 		run  func(ctx context.Context) (int64, error)
@@ -143,9 +186,9 @@ func TestH3Hostile(t *testing.T) {
 		{"initial-flood", func(ctx context.Context) (int64, error) { return replay(ctx, srv, flights[handshakers]) }},
 	}
 	for _, l := range loads {
-		t.Run(l.name, func(st *testing.T) {
+		top.Run(l.name, func(st *testing.T) {
 			t := &test{T: st, row: top.row}
-			ctx, cancel := context.WithTimeout(context.Background(), hostileFor)
+			ctx, cancel := context.WithTimeout(context.Background(), size().h3Load)
 			defer cancel()
 			type sent struct {
 				n   int64
@@ -162,30 +205,30 @@ func TestH3Hostile(t *testing.T) {
 			took := time.Since(start)
 			s := <-done
 			if s.err != nil {
-				t.Fatalf("the load: %v", s.err)
+				t.Fatalf("%s: the load: %v", l.name, s.err)
 			}
-			t.alive(in, "after the load")
+			t.alive(in, "after the load "+l.name)
 			rate := float64(answered) / took.Seconds()
 			max, hwm := <-peak, t.usage(in).Peak
-			t.Logf("%d datagrams sent; bystander: %d answers in %s (%.0f a second); RSS at most %s while it ran, peak %s since the start",
-				s.n, answered, secs(took), rate, mib(max), mib(hwm))
+			t.row.add(t, l.name, "%d datagrams; bystander %.0f answers a second; RSS at most %s, peak %s",
+				s.n, rate, mib(max), mib(hwm))
 			if err != nil {
-				t.Errorf("bystander, after %d answers: %v", answered, err)
+				t.Errorf("%s: bystander, after %d answers: %v", l.name, answered, err)
 			}
 			if rate < minH3Rate {
-				t.Errorf("bystander starved: %d answers in %s (%.1f a second), want at least %d a second", answered, secs(took), rate, minH3Rate)
+				t.Errorf("%s: bystander starved: %d answers in %s (%.1f a second), want at least %d a second", l.name, answered, secs(took), rate, minH3Rate)
 			}
 			if max > h3RSSBound || hwm > h3RSSBound {
-				t.Errorf("RSS %s, peak %s: over the bound of %s", mib(max), mib(hwm), mib(h3RSSBound))
+				t.Errorf("%s: RSS %s, peak %s: over the bound of %s", l.name, mib(max), mib(hwm), mib(h3RSSBound))
 			}
 			fresh, ftr := h3Bystander(cfg)
 			defer ftr.Close()
 			if err := getH3(fresh, in.URL()); err != nil {
-				t.Errorf("a new HTTP/3 connection after the load: %v", err)
+				t.Errorf("%s: a new HTTP/3 connection after the load: %v", l.name, err)
 			}
 			for _, line := range lines(in.Proc.Output().String()) {
 				if !tg.Ready.MatchString(line) && (tg.LogAllowed == nil || !tg.LogAllowed.MatchString(line)) {
-					t.Errorf("the server logged: %s", line)
+					t.Errorf("%s: the server logged: %s", l.name, line)
 				}
 			}
 		})
@@ -352,25 +395,19 @@ func replay(ctx context.Context, srv *net.UDPAddr, flight [][]byte) (int64, erro
 // captureInitials returns the first flights of n QUIC connection
 // attempts of quic-go's client with cfg and HTTP/3's ALPN: each the
 // datagrams its Initial packets came in (the ClientHello, with the
-// post-quantum key share Go offers by default, takes two), sent to a
-// socket of the test's that never answers. Each attempt has a
-// destination connection ID of its own; the source connection ID is the
-// client's, kept unchanged in the replays, as the server only echoes it.
+// post-quantum key share Go offers by default, takes two). The client
+// writes them to a recorder, which sends nothing, so no server ever
+// answers. Each attempt has a destination connection ID of its own; the
+// source connection ID is the client's, kept unchanged in the replays, as
+// the server only echoes it.
 func captureInitials(t *testing.T, cfg *tls.Config, n int) [][][]byte {
 	t.Helper()
-	sink, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	sock, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer sink.Close()
-	// The attempts' flights come at once; the default buffer would drop
-	// some of their datagrams.
-	sink.SetReadBuffer(4 << 20)
-	conn, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr := &quic.Transport{Conn: conn}
+	rec := &recorder{PacketConn: sock}
+	tr := &quic.Transport{Conn: rec}
 	defer tr.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
@@ -378,45 +415,55 @@ func captureInitials(t *testing.T, cfg *tls.Config, n int) [][][]byte {
 	defer cancel()
 	tc := cfg.Clone()
 	tc.NextProtos = []string{http3.NextProtoH3}
-	// A few more attempts than wanted, to keep only whole flights should
-	// a datagram be lost all the same.
-	for range n + n/10 {
-		wg.Go(func() { tr.Dial(ctx, sink.LocalAddr(), tc, &quic.Config{}) })
+	// A few more attempts than wanted, to keep only whole flights.
+	attempts := n + n/10 + 1
+	for range attempts {
+		wg.Go(func() { tr.Dial(ctx, sock.LocalAddr(), tc, &quic.Config{}) })
 	}
-	// A flight's datagrams go out back to back; quic-go's client sends
-	// nothing more before its first probe timeout (300 ms), so what comes
-	// within 150 ms of an attempt's first datagram is its flight, and
-	// 150 ms of quiet ends the capture.
+	// A flight's datagrams are written back to back; quic-go's client
+	// writes nothing more before its first probe timeout (300 ms), so
+	// what it writes within 150 ms of an attempt's first datagram is its
+	// flight. The capture ends 150 ms after the last attempt's first
+	// datagram.
 	const window = 150 * time.Millisecond
-	first := map[string]time.Time{}
-	byID := map[string][][]byte{}
-	var order []string
-	buf := make([]byte, 2048)
-	for deadline := time.Now().Add(10 * time.Second); ; {
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		ids, last := rec.firsts()
+		if ids == attempts && time.Since(last) > window {
+			break
+		}
 		if time.Now().After(deadline) {
-			break
+			t.Fatalf("%d of %d connection attempts wrote their Initial in 10 s", ids, attempts)
 		}
-		sink.SetReadDeadline(time.Now().Add(window))
-		k, err := sink.Read(buf)
-		if err != nil {
-			break
-		}
-		d := buf[:k]
-		if k < 7 || d[0]&0x80 == 0 || 6+int(d[5]) > k {
-			t.Fatalf("captured a datagram that is no long-header packet: % x", d[:min(k, 16)])
+	}
+	cancel()
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	byID := map[string][][]byte{}
+	first := map[string]time.Time{}
+	var order []string
+	for _, w := range rec.written {
+		d := w.b
+		if len(d) < 7 || d[0]&0x80 == 0 || 6+int(d[5]) > len(d) {
+			t.Fatalf("quic-go's client wrote a datagram that is no long-header packet: % x", d[:min(len(d), 16)])
 		}
 		id := string(d[6 : 6+int(d[5])])
 		if _, ok := first[id]; !ok {
-			first[id] = time.Now()
+			first[id] = w.at
 			order = append(order, id)
-		} else if time.Since(first[id]) > window {
+		} else if w.at.Sub(first[id]) > window {
 			continue
 		}
-		byID[id] = append(byID[id], bytes.Clone(d))
+		byID[id] = append(byID[id], d)
 	}
+	// A whole flight has as many datagrams as most do: a late goroutine
+	// may have let a probe into a window.
+	count := map[int]int{}
 	whole := 0
 	for _, f := range byID {
-		whole = max(whole, len(f))
+		count[len(f)]++
+		if count[len(f)] > count[whole] {
+			whole = len(f)
+		}
 	}
 	var flights [][][]byte
 	for _, id := range order {
@@ -429,6 +476,52 @@ func captureInitials(t *testing.T, cfg *tls.Config, n int) [][][]byte {
 	}
 	t.Logf("captured %d Initial flights of %d datagrams (the first: %d bytes)", n, whole, len(flights[0][0]))
 	return flights
+}
+
+// A recorder is the socket quic-go's client writes to in captureInitials:
+// it keeps every datagram written, with when, and sends none. Reads go to
+// its socket, to which nothing is sent.
+type recorder struct {
+	net.PacketConn
+	mu      sync.Mutex
+	written []struct {
+		b  []byte
+		at time.Time
+	}
+}
+
+func (r *recorder) WriteTo(b []byte, _ net.Addr) (int, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.written = append(r.written, struct {
+		b  []byte
+		at time.Time
+	}{bytes.Clone(b), time.Now()})
+	return len(b), nil
+}
+
+// SetReadBuffer and SetWriteBuffer let quic-go size the buffers, as it
+// does a UDP socket's (else it logs a warning): there is nothing to hold.
+func (r *recorder) SetReadBuffer(int) error  { return nil }
+func (r *recorder) SetWriteBuffer(int) error { return nil }
+
+// firsts returns how many destination connection IDs the datagrams
+// written so far have, and when the last new one was written.
+func (r *recorder) firsts() (int, time.Time) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	seen := map[string]bool{}
+	var last time.Time
+	for _, w := range r.written {
+		if len(w.b) < 7 || 6+int(w.b[5]) > len(w.b) {
+			continue
+		}
+		if id := string(w.b[6 : 6+int(w.b[5])]); !seen[id] {
+			seen[id] = true
+			last = w.at
+		}
+	}
+	return len(seen), last
 }
 
 // raiseUDPBuffers raises the kernel's UDP buffer limits to what quic-go

@@ -45,6 +45,7 @@ type sizes struct {
 	floodHold      time.Duration // how long the flood is held; CPU is measured over it
 	resets         int           // connections reset, of each kind
 	load           time.Duration // loadgen's run when SIGTERM comes, a third of the way in
+	h3Load         time.Duration // each hostile UDP load against a server serving HTTP/3
 }
 
 // The quick variant keeps the whole suite well under a minute; full is
@@ -60,6 +61,8 @@ var (
 		pipelined: 10_000, pipeliners: 100, pipelinersHold: 2 * time.Second, idle: 1_000,
 		flood: 1_000, floodHold: time.Second / 2,
 		resets: 200, load: 2 * time.Second,
+		// The servers take the UDP loads one after another: they share CPU 0.
+		h3Load: time.Second,
 	}
 	fullSizes = sizes{
 		slowloris: 1_000, lorisTimeout: 5 * time.Second, headerTimeout: 5 * time.Second,
@@ -68,6 +71,7 @@ var (
 		pipelined: 100_000, pipeliners: 1_000, pipelinersHold: 10 * time.Second, idle: 10_000,
 		flood: 1_000, floodHold: 5 * time.Second,
 		resets: 2_000, load: 9 * time.Second,
+		h3Load: 2 * time.Second,
 	}
 )
 

@@ -67,7 +67,7 @@ func (r *row) note(msg string) {
 }
 
 // testOrder is the order of the tests in the report.
-var testOrder = []string{"slowloris", "slow read", "slow body", "slow keep-alive body", "pipelined, never read", "many pipeliners, never read", "idle keep-alive", "fd exhaustion", "resets", "SIGTERM under load", "soak"}
+var testOrder = []string{"slowloris", "slow read", "slow body", "slow keep-alive body", "pipelined, never read", "many pipeliners, never read", "idle keep-alive", "fd exhaustion", "resets", "SIGTERM under load", "HTTP/3 interop: ngtcp2", "HTTP/3 interop: h2load", "hostile UDP", "anti-amplification", "soak"}
 
 // writeReport writes the rows as markdown to path; "" writes nothing.
 func writeReport(path string, began time.Time) error {
@@ -173,6 +173,41 @@ What each test asserts:
   server gets SIGTERM. It must exit 0 within %[4]s; loadgen must report no
   length failure and four checking clients no response cut short (a request
   not yet read may be refused).
+- **HTTP/3 interop: ngtcp2**: on the servers that serve HTTP/3 (-h3, with a
+  certificate written for the run), ngtcp2's example client (Debian's
+  gtlsclient: QUIC, TLS and HTTP/3 in C, on GnuTLS) asks for the page and
+  /json on one connection. Each answer must be 200 with the contract's
+  Content-Type, one Content-Length that is the body's, the server's Server
+  header and the exact bytes (the JSON object with or without a newline
+  after it). The client verifies no certificate: it loads the system's
+  roots but never checks the server's chain, and takes no CA; quic-go's
+  client, trusting the run's certificate alone, verifies it in the
+  conformance suite.
+- **HTTP/3 interop: h2load**: h2load, where it speaks HTTP/3, asks for each
+  %[9]d times on one connection: every request must succeed with a 2xx over
+  h3, with the bytes of that many answers. A probe says whether it speaks
+  HTTP/3 (given --npn-list=h3, it must send a QUIC packet to a UDP socket of
+  the test's); where it does not, the row is skipped with the reason.
+- **hostile UDP**: on the servers that serve HTTP/3, the loads on one server
+  at a time, three in turn, each for the size's time: datagrams of 1200 random bytes
+  as fast as one socket sends them; %[10]d captured client Initials (a real
+  quic-go client's first flights) from as many sockets that never answer,
+  so as many handshakes hang; one captured Initial replayed from one
+  socket. Beside each, a client on one HTTP/3 connection, one request at a
+  time, must get the page at least %[11]d times a second; the server must
+  answer the Initials, stay alive, serve a new HTTP/3 connection, keep RSS
+  and its peak under %[12]s, and log nothing.
+- **anti-amplification**: on the servers that serve HTTP/3, one client
+  Initial (quic-go's, padded to one datagram) from a socket that never
+  answers, so the server never validates the address; every datagram sent
+  back within %[13]s is counted, past the server's handshake idle timeout
+  (5 s), retransmissions and probes included. RFC 9000 (section 8.1)
+  allows at most %[14]d times the bytes received. A datagram sent once that
+  was reached fails; where only the last one crosses it, the row is a
+  documented deviation of quic-go, which checks the limit before each
+  datagram rather than against its size (its pull request 2862). The count
+  itself is checked against a responder in the test that answers with 4
+  times the bytes (TestAmplificationCheck).
 - **soak**: churning keep-alive load, in rounds of 10 s: loadgen -k -c 20,
   whose connections are new each round, and a client opening a connection
   for every ten requests. Between rounds, with no client connected, RSS,
@@ -183,7 +218,8 @@ What each test asserts:
   2 threads or descriptors.
 
 `, mib(rssBound), fmt.Sprintf("%.0f%%", maxSpin*100), secs(recoverIn), stopWithin,
-		pipelinedEach, pipelinerMSS, mib(pipelinersBound(size().pipeliners)), size().pipelinersHold)
+		pipelinedEach, pipelinerMSS, mib(pipelinersBound(size().pipeliners)), size().pipelinersHold,
+		h2loadEach, handshakers, minH3Rate, mib(h3RSSBound), amplifyFor, amplifyLimit)
 }
 
 func table(b *strings.Builder, server string, rs []*row) {
