@@ -6,7 +6,7 @@
 // (response.go) are this program's own.
 //
 // Beside the page it answers /json, a page.Message encoded with
-// encoding/json's json.Marshal on every request (json.go).
+// encoding/json's json.Marshal on every request (package jsonreply).
 //
 // It is a complete server, not a benchmark special: it validates requests
 // per RFC 9112, reads requests split over any number of reads, answers

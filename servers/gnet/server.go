@@ -15,7 +15,9 @@ import (
 	"github.com/panjf2000/gnet/v2"
 	"golang.org/x/sys/unix"
 
+	"hellobench/servers/internal/connlimit"
 	"hellobench/servers/internal/http1"
+	"hellobench/servers/internal/jsonreply"
 	"hellobench/servers/internal/waitpool"
 )
 
@@ -65,13 +67,9 @@ type server struct {
 	start         time.Time // origin of the loops' monotonic clocks
 
 	eng      gnet.Engine
-	booted   chan struct{} // closed by OnBoot
-	draining atomic.Bool   // set on SIGINT or SIGTERM
-	active   atomic.Int64  // open connections
-	maxConns int64         // open connections allowed by the open-file limit (limit.go)
-	refused  atomic.Int64  // connections closed at maxConns, not yet logged
-
-	refusedLogged time.Time // last report of refused, on the ticker goroutine
+	booted   chan struct{}    // closed by OnBoot
+	draining atomic.Bool      // set on SIGINT or SIGTERM
+	limit    *connlimit.Limit // open connections, against the open-file limit (limit.go)
 
 	pool waitpool.Pool // for handler waits off the loops (work.go)
 
@@ -123,15 +121,15 @@ func newServer(addr string, headerTimeout, idleTimeout time.Duration) *server {
 
 func (s *server) OnBoot(eng gnet.Engine) gnet.Action {
 	s.eng = eng
-	s.maxConns = connLimit(runtime.GOMAXPROCS(0)) // one loop per P: see options
+	s.limit = newLimit(runtime.GOMAXPROCS(0)) // one loop per P: see options
 	log.Printf("gnet: listening on %s (GOMAXPROCS=%d)", s.addr, runtime.GOMAXPROCS(0))
 	close(s.booted)
 	return gnet.None
 }
 
 func (s *server) OnOpen(c gnet.Conn) ([]byte, gnet.Action) {
-	if s.maxConns > 0 && s.active.Load() >= s.maxConns {
-		s.refused.Add(1)
+	if !s.limit.Acquire() {
+		s.limit.Refuse()
 		return nil, gnet.Close
 	}
 	l := s.loopOf(c.EventLoop())
@@ -141,7 +139,6 @@ func (s *server) OnOpen(c gnet.Conn) ([]byte, gnet.Action) {
 	cs.deadline = l.now + s.headerTimeout
 	l.conns = append(l.conns, cs)
 	c.SetContext(cs)
-	s.active.Add(1)
 	// Even while draining: the client may have sent its request already.
 	return nil, gnet.None
 }
@@ -158,7 +155,7 @@ func (s *server) OnClose(c gnet.Conn, _ error) gnet.Action {
 	last.idx = cs.idx
 	l.conns[len(l.conns)-1] = nil
 	l.conns = l.conns[:len(l.conns)-1]
-	s.active.Add(-1)
+	s.limit.Release()
 	return gnet.None
 }
 
@@ -272,7 +269,7 @@ func (cs *conn) serve(dst, in, date []byte, draining bool) (out []byte, n int, c
 			r := &cs.p.Req
 			cs.reply, cs.head = http1.Route(r.Method, r.Path)
 			if cs.reply == http1.NotFound {
-				cs.reply, cs.head = routeJSON(r.Method, r.Path) // json.go
+				cs.reply, cs.head = jsonreply.Route(r.Method, r.Path)
 			}
 			switch {
 			case !r.KeepAlive || (draining && n == len(in)):
@@ -299,8 +296,8 @@ func (cs *conn) serve(dst, in, date []byte, draining bool) (out []byte, n int, c
 				}
 				cs.workInline()
 			}
-			if cs.reply == jsonReply {
-				out = appendJSON(out, cs.head, cs.connection, date)
+			if cs.reply == jsonreply.Reply {
+				out = jsonreply.Append(out, serverName, cs.head, cs.connection, date)
 			} else {
 				out = http1.AppendResponse(out, serverName, cs.reply, cs.head, cs.connection, date)
 			}
@@ -334,7 +331,7 @@ func (s *server) flushed(cs *conn) {
 // loop, which runs it between its I/O events.
 func (s *server) OnTick() (time.Duration, gnet.Action) {
 	s.sweepAll()
-	s.reportRefused(time.Now())
+	s.limit.Report(time.Now())
 	return tick, gnet.None
 }
 
