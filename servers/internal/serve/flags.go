@@ -40,6 +40,9 @@ const (
 	HeaderRequest = "close a connection whose request is not complete within this `duration`"
 )
 
+// BareUsage is the usage of -bare for a server with framing guards.
+const BareUsage = "serve as the stack does out of the box, without this server's framing guards (for the robustness report)"
+
 // Flags are the values of the flags the servers share, once parsed.
 type Flags struct {
 	Name          string        // the server's, in messages and in its Server header
@@ -66,6 +69,16 @@ func New(name, addr, headerUsage string) *Flags {
 	flag.DurationVar(&f.HeaderTimeout, "header-timeout", 10*time.Second, headerUsage)
 	flag.DurationVar(&f.IdleTimeout, "idle-timeout", 60*time.Second, "close a keep-alive connection idle for this `duration`")
 	f.Check(func() error { return timeouts.Check(f.HeaderTimeout, f.IdleTimeout) })
+	return f
+}
+
+// FastHTTPFlags registers the flags of a server on fasthttp, named name,
+// listening on addr by default: New's, -bare, the TLS flags and work's.
+func FastHTTPFlags(name, addr string, work *page.Work) *Flags {
+	f := New(name, addr, HeaderRequest)
+	f.BareFlag(BareUsage)
+	f.TLSFlags("serve HTTPS (HTTP/1.1; " + name + " has no HTTP/2) with the certificate in this PEM `file` (with -tls-key)")
+	f.Work(work)
 	return f
 }
 
