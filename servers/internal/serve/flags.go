@@ -106,7 +106,9 @@ func (f *Flags) HTTP2Flags() {
 // Work registers w's flags, -work-cpu and -work-wait, and their check.
 func (f *Flags) Work(w *page.Work) {
 	w.Flags(flag.CommandLine)
-	f.Check(w.Check)
+	// Not f.Check(w.Check): Check has a value receiver, so the method
+	// value would check w as it is now, before parsing.
+	f.Check(func() error { return w.Check() })
 }
 
 // Check adds a check that Parse runs after parsing.
