@@ -135,6 +135,15 @@ func (f *Flags) Parse() {
 	Exit(f.Name, errs...)
 }
 
+// NoArgs returns an error if the command line has arguments after its
+// flags, for a server that takes none.
+func NoArgs() error {
+	if flag.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments %q", flag.Args())
+	}
+	return nil
+}
+
 // Exit returns if every one of errs is nil. Otherwise it prints each error
 // on a line of its own, after server name, on stderr, and exits with
 // status 2, as the flag package does for a flag it cannot parse.
