@@ -78,36 +78,66 @@ func HTTP(f *Flags, h http.Handler) {
 	// signal must mean a graceful stop, not the default exit.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	ln := listen(f)
+	var h3 *h3serve.Server
+	if f.H3 {
+		h3 = serveH3(f, srv, ln.Addr())
+	}
+	done := drain(ctx, srv, h3)
+
+	log.Printf("%s: listening on %s (GOMAXPROCS=%d)", f.Name, ln.Addr(), runtime.GOMAXPROCS(0))
+	var err error
+	if f.TLS != nil && f.Bare {
+		// net/http's TLS as its docs show it: ServeTLS wraps ln and offers
+		// h2 by ALPN.
+		srv.TLSConfig = f.TLS
+		err = srv.ServeTLS(ln, "", "")
+	} else {
+		err = srv.Serve(ln)
+	}
+	if !errors.Is(err, http.ErrServerClosed) {
+		log.Fatalf("%s: %v", f.Name, err)
+	}
+	<-done // Serve returns as soon as Shutdown starts
+}
+
+// listen listens on f.Addr, under the guard's listener unless f.Bare.
+func listen(f *Flags) net.Listener {
 	ln, err := net.Listen("tcp", f.Addr)
 	if err != nil {
 		log.Fatalf("%s: %v", f.Name, err)
 	}
 	switch {
 	case f.Bare:
+		return ln
 	case f.TLS != nil:
 		// The guard's listener does the TLS handshakes, to read what is
 		// above TLS; net/http serves HTTP/2 on the connections that
 		// negotiated it.
-		ln = nethttpguard.TLSListener(ln, f.TLS, f.HeaderTimeout)
-	default:
-		ln = nethttpguard.Listener{Listener: ln}
+		return nethttpguard.TLSListener(ln, f.TLS, f.HeaderTimeout)
 	}
+	return nethttpguard.Listener{Listener: ln}
+}
 
-	// HTTP/3 on the TCP listener's port over UDP, through the handler as
-	// it is; the answers over TCP advertise it.
-	var h3 *h3serve.Server
-	if f.H3 {
-		if h3, err = h3serve.Listen(ln.Addr(), srv, f.TLS); err != nil {
+// serveH3 serves HTTP/3 on the TCP listener's port, addr, over UDP, through
+// srv's handler as it is, and makes the answers over TCP advertise it.
+func serveH3(f *Flags, srv *http.Server, addr net.Addr) *h3serve.Server {
+	h3, err := h3serve.Listen(addr, srv, f.TLS)
+	if err != nil {
+		log.Fatalf("%s: %v", f.Name, err)
+	}
+	srv.Handler = h3.AltSvc(srv.Handler)
+	go func() {
+		if err := h3.Serve(); !errors.Is(err, http.ErrServerClosed) {
 			log.Fatalf("%s: %v", f.Name, err)
 		}
-		srv.Handler = h3.AltSvc(srv.Handler)
-		go func() {
-			if err := h3.Serve(); !errors.Is(err, http.ErrServerClosed) {
-				log.Fatalf("%s: %v", f.Name, err)
-			}
-		}()
-	}
+	}()
+	return h3
+}
 
+// drain shuts srv, and h3 if not nil, down gracefully once ctx is done,
+// and closes the channel it returns when they have stopped.
+func drain(ctx context.Context, srv *http.Server, h3 *h3serve.Server) <-chan struct{} {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -126,18 +156,5 @@ func HTTP(f *Flags, h http.Handler) {
 		}
 		wg.Wait()
 	}()
-
-	log.Printf("%s: listening on %s (GOMAXPROCS=%d)", f.Name, ln.Addr(), runtime.GOMAXPROCS(0))
-	if f.TLS != nil && f.Bare {
-		// net/http's TLS as its docs show it: ServeTLS wraps ln and offers
-		// h2 by ALPN.
-		srv.TLSConfig = f.TLS
-		err = srv.ServeTLS(ln, "", "")
-	} else {
-		err = srv.Serve(ln)
-	}
-	if !errors.Is(err, http.ErrServerClosed) {
-		log.Fatalf("%s: %v", f.Name, err)
-	}
-	<-done // Serve returns as soon as Shutdown starts
+	return done
 }
