@@ -10,18 +10,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// flushed shuts the write side of a closing connection once its last
-// response has left, and starts the linger: the client reads the response
-// and EOF, and closing later does not reset data it has not read yet.
-func (s *server) flushed(cs *conn) {
-	if cs.c.OutboundBuffered() > 0 {
-		return
-	}
-	_ = unix.Shutdown(cs.c.Fd(), unix.SHUT_WR)
-	cs.phase = phaseLinger
-	cs.deadline = cs.loop.now + linger
-}
-
 // OnTick runs on gnet's ticker goroutine; it hands the sweep to each event
 // loop, which runs it between its I/O events.
 func (s *server) OnTick() (time.Duration, gnet.Action) {

@@ -122,6 +122,18 @@ func (s *server) finish(cs *conn, rest int) gnet.Action {
 	return gnet.None
 }
 
+// flushed shuts the write side of a closing connection once its last
+// response has left, and starts the linger: the client reads the response
+// and EOF, and closing later does not reset data it has not read yet.
+func (s *server) flushed(cs *conn) {
+	if cs.c.OutboundBuffered() > 0 {
+		return
+	}
+	_ = unix.Shutdown(cs.c.Fd(), unix.SHUT_WR)
+	cs.phase = phaseLinger
+	cs.deadline = cs.loop.now + linger
+}
+
 // next sets the phase and deadline of a connection kept open: idle if its
 // requests were all read whole, or in a request.
 func (s *server) next(cs *conn, b batch) {

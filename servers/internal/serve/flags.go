@@ -11,8 +11,9 @@
 //	f.Parse()
 //	serve.HTTP(f, newRouter())
 //
-// The others register the flags they take one group at a time (New,
-// Bare, TLSFlags, Work, Check) and serve on their own.
+// The servers on fasthttp register theirs with FastHTTPFlags; the others
+// register the flags they take one group at a time (New, BareFlag,
+// TLSFlags, HTTP2Flags, Work, Check). Those serve on their own.
 package serve
 
 import (
