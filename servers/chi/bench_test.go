@@ -13,22 +13,22 @@ import (
 // over in-memory connections that replay a request, as fasthttp's
 // server_timing_test.go, through the framing guard as main serves.
 
-func serve(l net.Listener) error {
+func serveMem(l net.Listener) error {
 	return newServer("", 10*time.Second, 60*time.Second, false).Serve(nethttpguard.Listener{Listener: l})
 }
 
 func BenchmarkServeKeepAlive(b *testing.B) {
-	memconn.Bench(b, serve, []byte("GET /hello/world HTTP/1.1\r\nHost: bench\r\n\r\n"), true)
+	memconn.Bench(b, serveMem, []byte("GET /hello/world HTTP/1.1\r\nHost: bench\r\n\r\n"), true)
 }
 
 // BenchmarkServeJSON is BenchmarkServeKeepAlive's loop on /json: a Message
 // built and encoded for each request.
 func BenchmarkServeJSON(b *testing.B) {
-	memconn.Bench(b, serve, []byte("GET /json HTTP/1.1\r\nHost: bench\r\n\r\n"), true)
+	memconn.Bench(b, serveMem, []byte("GET /json HTTP/1.1\r\nHost: bench\r\n\r\n"), true)
 }
 
 func BenchmarkServeClose(b *testing.B) {
-	memconn.Bench(b, serve, []byte("GET /hello/world HTTP/1.1\r\nHost: bench\r\nConnection: close\r\n\r\n"), false)
+	memconn.Bench(b, serveMem, []byte("GET /hello/world HTTP/1.1\r\nHost: bench\r\nConnection: close\r\n\r\n"), false)
 }
 
 // BenchmarkGuard is what the framing guard costs on a plain GET: the same

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"log"
 	"net"
 	"os"
@@ -44,6 +45,13 @@ const (
 )
 
 var errStopping = errors.New("stopping: no new child")
+
+// preforkFlag registers -prefork.
+func preforkFlag() *bool {
+	return flag.Bool("prefork", false, "serve with fasthttp's prefork package: this process starts one child process per GOMAXPROCS core,\n"+
+		"each running this command at GOMAXPROCS=1 on its own SO_REUSEPORT listener (tcp4, or tcp6 for an IPv6 address,\n"+
+		"with TCP_DEFER_ACCEPT), logs the start line once all of them listen, and stops them gracefully on SIGINT or SIGTERM")
+}
 
 // network is the prefork network for addr: its reuseport listener takes
 // tcp4 or tcp6 only.

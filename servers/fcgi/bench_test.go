@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"net"
+	"net/http"
 	"net/http/fcgi"
 	"sync"
 	"sync/atomic"
@@ -59,7 +60,7 @@ func run(b *testing.B, l *memListener) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	served := make(chan error, 1)
-	go func() { served <- fcgi.Serve(l, hello{}) }()
+	go func() { served <- fcgi.Serve(l, http.HandlerFunc(hello)) }()
 	select {
 	case <-l.done:
 	case err := <-served:

@@ -1,175 +1,80 @@
 // Command fcgi serves the hellobench page as a FastCGI responder
-// (net/http/fcgi) behind lighttpd, the seeds' oldest configuration.
+// (net/http/fcgi) behind lighttpd, the seeds' oldest configuration. At
+// /json it answers a page.Message encoded on every request by
+// json.NewEncoder, 28 bytes with its newline.
 //
-// At /json it answers a page.Message encoded on every request by
-// encoding/json's json.NewEncoder(&buf).Encode, 28 bytes with its newline,
-// buffered so that its length can be sent.
-//
-// Spawned by lighttpd through bin-path, it serves the listening socket that
-// lighttpd passes as stdin; the arguments serve.sh is given after the address
-// (-work-cpu, -work-wait) reach it through bin-path. With -socket it listens itself, on a unix socket
-// path or a TCP address, for lighttpd, nginx or a test to connect to.
-// lighttpd.conf in this directory is the HTTP side; serve.sh runs both.
+// Spawned by lighttpd through bin-path, it serves the socket lighttpd passes
+// as stdin, with serve.sh's arguments after the address (-work-cpu...); with
+// -socket it listens itself (serve.go). serve.sh runs it and lighttpd.conf.
 package main
 
 import (
-	"errors"
+	"bytes"
+	"encoding/json"
 	"flag"
-	"fmt"
-	"log"
-	"net"
-	"net/http/fcgi"
-	"os"
-	"os/signal"
-	"runtime"
-	"strings"
-	"sync"
-	"syscall"
-	"time"
+	"net/http"
+	"strconv"
+
+	"hellobench/page"
+	"hellobench/servers/internal/serve"
 )
 
-// drainTimeout bounds the wait for open connections after a signal; the
-// contract allows 5 s from signal to exit.
-const drainTimeout = 4 * time.Second
+// work is the handler's optional work, -work-cpu and -work-wait (page.Work).
+var work page.Work
+
+// hello answers the contract behind lighttpd: 200 with the page for GET and
+// HEAD at page.Path, and with a JSON Message at page.JSONPath; 405 for other
+// methods there, 404 elsewhere. No Server header: lighttpd adds its own.
+func hello(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	if r.URL.Path != page.Path && r.URL.Path != page.JSONPath {
+		plain(w, http.StatusNotFound)
+		return
+	}
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		h.Set("Allow", page.Allow)
+		plain(w, http.StatusMethodNotAllowed)
+		return
+	}
+	if r.URL.Path == page.JSONPath {
+		helloJSON(w, r)
+		return
+	}
+	if work.On() {
+		work.Do() // on this request's own goroutine: blocks only it
+	}
+	h.Set("Content-Type", page.ContentType)
+	// net/http/fcgi sets no Content-Length: lighttpd would chunk or close.
+	h.Set("Content-Length", contentLength)
+	w.WriteHeader(http.StatusOK)
+	// net/http/fcgi sends a HEAD's body too, a copy that lighttpd drops.
+	if r.Method != http.MethodHead {
+		w.Write(page.HTML)
+	}
+}
+
+// helloJSON answers GET and HEAD at page.JSONPath with a Message encoded
+// for each request into a buffer, whose length is sent first, HEAD's too.
+func helloJSON(w http.ResponseWriter, r *http.Request) {
+	var b bytes.Buffer
+	json.NewEncoder(&b).Encode(page.Message{Message: page.Greeting})
+	h := w.Header()
+	h.Set("Content-Type", page.JSONType)
+	h.Set("Content-Length", strconv.Itoa(b.Len()))
+	w.WriteHeader(http.StatusOK)
+	if r.Method != http.MethodHead {
+		w.Write(b.Bytes())
+	}
+}
 
 func main() {
 	socket := flag.String("socket", "", "FastCGI `socket` to listen on: a unix socket path (containing a '/') or a TCP host:port; empty: the socket lighttpd passes on stdin")
-	// lighttpd would report an application that exits at once only as a
-	// backend that failed to start, if it noticed in time: serve.sh runs
-	// -check first, so that a bad flag stops it with the flag's own message.
+	// serve.sh runs -check first: lighttpd would say only that a backend failed.
 	check := flag.Bool("check", false, "check the flags, then exit (0: good; 2, with a message: bad)")
 	work.Flags(flag.CommandLine)
 	flag.Parse()
-	if flag.NArg() > 0 {
-		log.Fatalf("fcgi: unexpected arguments %q", flag.Args())
+	serve.Exit("fcgi", serve.NoArgs(), work.Check())
+	if !*check {
+		serveSocket(*socket) // serve.go
 	}
-	if err := work.Check(); err != nil {
-		fmt.Fprintf(os.Stderr, "fcgi: %v\n", err)
-		os.Exit(2)
-	}
-	if *check {
-		return
-	}
-
-	// Catch signals before listening: once a client can connect, a
-	// signal must mean a graceful stop, not the default exit.
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
-	ln, err := listen(*socket)
-	if err != nil {
-		log.Fatalf("fcgi: %v", err)
-	}
-	tl := &trackedListener{Listener: ln}
-
-	stopped := make(chan struct{})
-	go func() {
-		<-sig
-		close(stopped)
-		// Closing the listener stops accepting; a unix socket file that
-		// we created is removed with it.
-		ln.Close()
-	}()
-
-	log.Printf("fcgi: listening on %s (GOMAXPROCS=%d)", ln.Addr(), runtime.GOMAXPROCS(0))
-	err = fcgi.Serve(tl, hello{})
-	select {
-	case <-stopped:
-		// Connections carry the responses in flight; lighttpd opens one
-		// per request and we close it after the last record.
-		if !tl.wait(drainTimeout) {
-			log.Printf("fcgi: %d connections still open after %v", tl.open(), drainTimeout)
-		}
-	default:
-		log.Fatalf("fcgi: %v", err)
-	}
-}
-
-// listen returns the listener named by socket, or the one lighttpd passed
-// on stdin when socket is empty.
-func listen(socket string) (net.Listener, error) {
-	switch {
-	case socket == "":
-		// Spawned: die with lighttpd, so that a lighttpd killed outright
-		// leaves no orphan serving a socket nobody connects to.
-		if err := dieWithParent(); err != nil {
-			return nil, err
-		}
-		if os.Getppid() == 1 {
-			return nil, errors.New("no -socket given and no parent lighttpd")
-		}
-		ln, err := net.FileListener(os.Stdin)
-		if err != nil {
-			return nil, errors.New("no -socket given and stdin is not a listening socket")
-		}
-		return ln, nil
-	case strings.Contains(socket, "/"):
-		return net.Listen("unix", socket)
-	default:
-		return net.Listen("tcp", socket)
-	}
-}
-
-// trackedListener counts the connections it has accepted that are still
-// open, so that a signal can wait for them to finish.
-type trackedListener struct {
-	net.Listener
-	mu    sync.Mutex
-	n     int
-	empty chan struct{} // closed when n drops to zero after a wait began
-}
-
-func (l *trackedListener) Accept() (net.Conn, error) {
-	c, err := l.Listener.Accept()
-	if err != nil {
-		return nil, err
-	}
-	l.mu.Lock()
-	l.n++
-	l.mu.Unlock()
-	return &trackedConn{Conn: c, l: l}, nil
-}
-
-func (l *trackedListener) open() int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.n
-}
-
-// wait reports whether all connections closed within d.
-func (l *trackedListener) wait(d time.Duration) bool {
-	l.mu.Lock()
-	if l.n == 0 {
-		l.mu.Unlock()
-		return true
-	}
-	l.empty = make(chan struct{})
-	empty := l.empty
-	l.mu.Unlock()
-	select {
-	case <-empty:
-		return true
-	case <-time.After(d):
-		return false
-	}
-}
-
-type trackedConn struct {
-	net.Conn
-	l    *trackedListener
-	once sync.Once
-}
-
-func (c *trackedConn) Close() error {
-	err := c.Conn.Close()
-	c.once.Do(func() {
-		l := c.l
-		l.mu.Lock()
-		l.n--
-		if l.n == 0 && l.empty != nil {
-			close(l.empty)
-			l.empty = nil
-		}
-		l.mu.Unlock()
-	})
-	return err
 }

@@ -130,7 +130,7 @@ func (s *server) shutdown(grace time.Duration) {
 	deadline := time.Now().Add(grace)
 	// Waits off the loop too, even for connections gone: their goroutines
 	// write back through the engine, which must still run.
-	for (s.active.Load() > 0 || s.pool.Busy()) && time.Now().Before(deadline) {
+	for (s.limit.Open() > 0 || s.pool.Busy()) && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)

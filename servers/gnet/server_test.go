@@ -692,7 +692,7 @@ func TestMulticore(t *testing.T) {
 	if used != loops {
 		t.Errorf("connections served on %d event loops, want %d", used, loops)
 	}
-	if n := s.active.Load(); n != int64(len(conns)) {
+	if n := s.limit.Open(); n != int64(len(conns)) {
 		t.Errorf("%d connections counted open, want %d", n, len(conns))
 	}
 
@@ -740,7 +740,7 @@ func TestMulticore(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("shutdown did not return")
 	}
-	if n := s.active.Load(); n != 0 {
+	if n := s.limit.Open(); n != 0 {
 		t.Errorf("%d connections open after shutdown", n)
 	}
 }

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"math"
 	"time"
 
 	"github.com/panjf2000/gnet/v2"
@@ -35,15 +36,20 @@ var (
 	poolSize   = 4096
 )
 
-// workInline does the work of one request on the loop: CPU alone, or all of
-// it with -work-wait-inline.
-func (cs *conn) workInline() {
+// workOnLoop does the work of one request on the loop, CPU alone or all of
+// it with -work-wait-inline, and reports true; or reports false for a wait
+// to be done off the loop.
+func (cs *conn) workOnLoop() bool {
+	if work.Wait > 0 && !waitInline {
+		return false
+	}
 	work.Do()
 	if work.Wait > 0 {
 		// The loop slept: its clock, and so Date and the deadlines, are
 		// behind.
 		cs.loop.setClock(time.Now())
 	}
+	return true
 }
 
 // job is one request answered off the loop.
@@ -67,6 +73,15 @@ func (j *job) run() {
 	})
 }
 
+// hold sends cs's request to the pool, to be answered off the loop; cs
+// reads nothing more, and has no deadline, until the answer is written.
+func (s *server) hold(cs *conn) {
+	cs.held = false
+	cs.phase = phaseWait
+	cs.deadline = math.MaxInt64
+	s.pool.Submit((&job{s: s, cs: cs, head: cs.head, connection: cs.connection}).run)
+}
+
 // answered runs on cs's loop once the answer from the pool is written, or
 // has failed to be because the connection is closed.
 func (s *server) answered(cs *conn) {
@@ -78,18 +93,12 @@ func (s *server) answered(cs *conn) {
 		// As OnTraffic after a last answer: what came after it is dropped.
 		rest := c.InboundBuffered()
 		_, _ = c.Discard(-1)
-		if rest == 0 && c.OutboundBuffered() == 0 {
+		if s.finish(cs, rest) == gnet.Close {
 			_ = l.el.Close(c)
-			return
 		}
-		cs.phase = phaseFlush
-		cs.deadline = l.now + s.idleTimeout
-		s.flushed(cs)
 		return
 	}
-	cs.used = true
-	cs.phase = phaseIdle
-	cs.deadline = l.now + s.idleTimeout
+	s.setIdle(cs)
 	// Requests that came while it waited: gnet will not call OnTraffic for
 	// them until more bytes arrive.
 	if c.InboundBuffered() > 0 && s.OnTraffic(c) == gnet.Close {

@@ -227,9 +227,9 @@ func TestWorkClosedWhileWaiting(t *testing.T) {
 	if d := pages(t, addr, 3); d < long {
 		t.Errorf("answered after %v, want at least %v", d, long)
 	}
-	for deadline := time.Now().Add(2 * time.Second); s.pool.Busy() || s.active.Load() > 0; time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(2 * time.Second); s.pool.Busy() || s.limit.Open() > 0; time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			t.Fatalf("2 s after: pool busy %v, %d connections open", s.pool.Busy(), s.active.Load())
+			t.Fatalf("2 s after: pool busy %v, %d connections open", s.pool.Busy(), s.limit.Open())
 		}
 	}
 	if d := pages(t, addr, 1); d < long {

@@ -12,9 +12,9 @@ import (
 	"hellobench/page"
 )
 
-// serve starts the server as main does on a loopback port and returns its
+// start starts the server as main does on a loopback port and returns its
 // address.
-func serve(t *testing.T, headerTimeout time.Duration, bare bool) string {
+func start(t *testing.T, headerTimeout time.Duration, bare bool) string {
 	t.Helper()
 	quietLogs()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -87,7 +87,7 @@ func TestGuard(t *testing.T) {
 		{"bad chunk line after a chunk", "POST /hello/world HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n2 \r\naa\r\n0\r\n\r\n" + get, false, []int{400}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			addr := serve(t, 5*time.Second, tc.bare)
+			addr := start(t, 5*time.Second, tc.bare)
 			got, closed := exchange(t, addr, tc.in, time.Second)
 			if !equal(got, tc.want) || closed != tc.closed {
 				t.Errorf("statuses %v, closed %v; want %v, closed %v", got, closed, tc.want, tc.closed)
@@ -103,7 +103,7 @@ func TestGuard(t *testing.T) {
 func TestHeaderDeadline(t *testing.T) {
 	const timeout = 500 * time.Millisecond
 	for _, bare := range []bool{false, true} {
-		addr := serve(t, timeout, bare)
+		addr := start(t, timeout, bare)
 		c, err := net.Dial("tcp", addr)
 		if err != nil {
 			t.Fatal(err)

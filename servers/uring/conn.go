@@ -8,6 +8,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"hellobench/servers/internal/http1"
+	"hellobench/servers/internal/jsonreply"
 )
 
 const (
@@ -116,7 +117,7 @@ func (c *conn) serve(dst, in, date []byte, draining bool) (out []byte, n int, cl
 			r := &c.p.Req
 			c.reply, c.head = http1.Route(r.Method, r.Path)
 			if c.reply == http1.NotFound {
-				c.reply, c.head = routeJSON(r.Method, r.Path) // json.go
+				c.reply, c.head = jsonreply.Route(r.Method, r.Path)
 			}
 			switch {
 			case !r.KeepAlive || (draining && n == len(in)):
@@ -147,8 +148,8 @@ func (c *conn) serve(dst, in, date []byte, draining bool) (out []byte, n int, cl
 				}
 				work.Do()
 			}
-			if c.reply == jsonReply {
-				out = appendJSON(out, c.head, c.connection, date)
+			if c.reply == jsonreply.Reply {
+				out = jsonreply.Append(out, serverName, c.head, c.connection, date)
 			} else {
 				out = http1.AppendResponse(out, serverName, c.reply, c.head, c.connection, date)
 			}

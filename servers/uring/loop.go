@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"hellobench/internal/uring"
+	"hellobench/servers/internal/connlimit"
 	"hellobench/servers/internal/waitpool"
 )
 
@@ -63,11 +64,8 @@ type server struct {
 	start         time.Time     // origin of the loops' monotonic clocks
 
 	loops    []*loop
-	draining atomic.Bool  // set on SIGINT or SIGTERM
-	active   atomic.Int64 // open connections
-	maxConns int64        // open connections allowed by the open-file limit (limit.go)
-	refused  atomic.Int64 // connections closed at maxConns, not yet logged
-	logged   atomic.Int64 // when refused was last logged, in ns since start
+	draining atomic.Bool      // set on SIGINT or SIGTERM
+	limit    *connlimit.Limit // open connections, against the open-file limit (limit.go)
 
 	pool waitpool.Pool // for handler waits off the rings (work.go)
 }
@@ -304,7 +302,7 @@ func (l *loop) timers() {
 	if !l.accepting && l.listening && l.now >= l.acceptAt {
 		l.accept()
 	}
-	l.s.reportRefused(l.now)
+	l.s.limit.Report(l.s.start.Add(l.now))
 }
 
 // exit logs the connections whose operations had not all completed when
@@ -460,9 +458,9 @@ func (l *loop) accepted(q uring.CQE) {
 		l.accept()
 	}
 	fd := int(q.Res)
-	if l.s.maxConns > 0 && l.s.active.Load() >= l.s.maxConns || len(l.free) == 0 && len(l.conns) >= maxSlots {
+	if len(l.free) == 0 && len(l.conns) >= maxSlots || !l.s.limit.Acquire() {
 		unix.Close(fd) // at the limit (limit.go)
-		l.s.refused.Add(1)
+		l.s.limit.Refuse()
 		return
 	}
 	l.open(fd)
@@ -502,7 +500,6 @@ func (l *loop) open(fd int) {
 	l.arm(c, &l.request)
 	c.idx = len(l.live)
 	l.live = append(l.live, c)
-	l.s.active.Add(1)
 	l.recv(c)
 }
 
@@ -681,7 +678,7 @@ func (l *loop) close(c *conn) {
 	last.idx = c.idx
 	l.live[len(l.live)-1] = nil
 	l.live = l.live[:len(l.live)-1]
-	l.s.active.Add(-1)
+	l.s.limit.Release()
 	l.gone++
 	l.kill(c)
 }

@@ -8,7 +8,7 @@
 // themselves and takes their results, many per io_uring_enter.
 //
 // Beside the page it answers /json, a page.Message encoded with
-// encoding/json's json.Marshal on every request (json.go).
+// encoding/json's json.Marshal on every request (package jsonreply).
 //
 // It is a complete server, not a benchmark special: the HTTP/1.1 parser is
 // the project's own (servers/internal/http1, shared with gnet); it validates
@@ -152,7 +152,7 @@ func (s *server) serve(addr string, n int) (done chan error, err error) {
 // share the port with SO_REUSEPORT, so the kernel spreads connections over
 // the loops with no hand-off between them.
 func (s *server) open(addr string, n int) ([]*loop, error) {
-	s.maxConns = connLimit(n)
+	s.limit = newLimit(n)
 	for range n {
 		lfd, err := listen(addr)
 		if err != nil {

@@ -72,7 +72,7 @@ func (l *loop) wakeAt() time.Duration {
 	if !l.accepting && l.listening {
 		at = min(at, l.acceptAt)
 	}
-	if l.s.refused.Load() > 0 {
+	if l.s.limit.Refused() > 0 {
 		at = min(at, l.now+time.Second)
 	}
 	if l.drainFrom >= 0 {

@@ -25,6 +25,7 @@ var documents = []document{
 	{"docs/latency.md", map[string]func(report.Report) string{"latency": render.LatencyPage}},
 	{"docs/load.md", map[string]func(report.Report) string{"load": render.CostAtLoad, "capacity": render.CapacityTable}},
 	{"docs/loadgen.md", map[string]func(report.Report) string{"clients": render.ClientsTable}},
+	{"docs/servers.md", map[string]func(report.Report) string{"servers-code": render.ServersCode}},
 	{"bench/COSTS.md", map[string]func(report.Report) string{
 		"conditions":      render.Conditions,
 		"costs-keepalive": render.Caption(render.CostsKeepAlive),
@@ -71,6 +72,8 @@ func beginMarker(name string) string {
 		from = "make bench-load PART=min-wait writes it from results/results.json"
 	case "hosts", "costs-model":
 		from = "bin/report writes it from results/hosts"
+	case "servers-code":
+		from = "bin/report -docs writes it from servers/*/main.go"
 	}
 	return "<!-- begin generated: " + name + " (" + from + ") -->\n"
 }
