@@ -22,6 +22,7 @@ var runs = map[string][2]string{
 	report.LoadSection:         {"make bench-load", ""},
 	report.AtLoadSection:       {"make bench-load", "PART=at-load"},
 	report.CapacitySection:     {"make bench-load", "PART=capacity"},
+	report.WhySection:          {"make bench-load", "PART=why"},
 	report.ReadinessSection:    {"make bench-readiness", ""},
 	report.TLSSection:          {"make bench-tls", ""},
 	report.TLSKeepAliveSection: {"make bench-tls", "PART=keepalive"},
@@ -131,4 +132,71 @@ func spans(ks []int) string {
 		i = j + 1
 	}
 	return strings.Join(parts, ", ")
+}
+
+// RunsHead opens a generated section with the runs it shows: each run's
+// make target, date and host, so that a reader knows which one invocation
+// a page tells. A section whose job is to compare runs says so; one that
+// joins runs it shows apart says why. "" for a section of no run.
+func RunsHead(rep report.Report, from []string, compares bool, joins string) string {
+	if compares {
+		return "_Sets the recorded runs side by side, each named in its row._\n"
+	}
+	var named, seen []string
+	for _, name := range from {
+		s, ok := rep.Sections[name]
+		if !ok || slices.Contains(seen, runKey(s)) {
+			continue
+		}
+		seen = append(seen, runKey(s))
+		target := "bin/report"
+		if r, ok := runs[name]; ok {
+			target = strings.TrimSpace(r[0] + " " + r[1])
+		}
+		named = append(named, fmt.Sprintf("`%s`, %s, %s", target, s.Date, hostPlain(rep, s)))
+	}
+	switch {
+	case len(named) == 0:
+		return ""
+	case len(named) == 1:
+		return "_One run: " + named[0] + "._\n"
+	}
+	return "_Runs of " + plural(len(named), "invocation") + ": " + strings.Join(named, "; ") + ". " + joins + "._\n"
+}
+
+// runKey tells invocations apart: the invocation a file names, or, in a
+// file from before files named theirs, its date.
+func runKey(s report.Section) string {
+	if s.Invocation != "" {
+		return s.Invocation
+	}
+	return s.Date
+}
+
+// RunKeys are the invocations the sections from show, one each.
+func RunKeys(rep report.Report, from []string) []string {
+	var keys []string
+	for _, name := range from {
+		if s, ok := rep.Sections[name]; ok && !slices.Contains(keys, runKey(s)) {
+			keys = append(keys, runKey(s))
+		}
+	}
+	return keys
+}
+
+// hostPlain names a run's host by its letter and processor, with no link:
+// the line opens sections of pages in several folders.
+func hostPlain(rep report.Report, s report.Section) string {
+	m := s.Machine
+	cpu := m.CPU
+	if m.Family != "" {
+		cpu = fmt.Sprintf("%s, family %s model %s", m.CPU, m.Family, m.Model)
+	}
+	if cpu == "" {
+		cpu = "a processor not recorded"
+	}
+	if h := strings.TrimPrefix(runHost(rep, s), ", "); strings.HasPrefix(h, "host ") {
+		return h + " (" + cpu + ")"
+	}
+	return cpu
 }
