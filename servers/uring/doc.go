@@ -28,4 +28,12 @@
 // as every server's can; a wait runs off the ring, on a bounded pool of
 // goroutines (work.go), and its answer comes back through an eventfd the
 // ring reads.
+//
+// The files, one job each: loop.go runs a ring's batches; submit.go queues
+// operations, and the backlog of those the queue could not take;
+// lifecycle.go owns a connection's lifetime and dispatches every
+// completion; accept.go, recv.go (receives, pauses, the stalled-request
+// probe) and send.go take their operations' completions; bufs.go lends
+// buffers; conn.go parses and answers; timer.go keeps the timeout lists;
+// drain.go stops; server.go starts the loops.
 package main

@@ -364,3 +364,29 @@ func TestNoBuffersManyConns(t *testing.T) {
 		unix.Close(cli)
 	}
 }
+
+// TestLimitCountsClosing: the open-file limit counts a connection until
+// its close has completed, not until it was asked for: a descriptor is
+// held until then.
+func TestLimitCountsClosing(t *testing.T) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	l := manualLoop(t, 10*time.Second, 60*time.Second)
+	srv, cli := pair(t)
+	defer unix.Close(cli)
+	c := openConn(t, l, srv)
+	turn(t, l, time.Millisecond, nil)
+	l.close(c)
+	if n := l.s.active.Load(); n != 1 {
+		t.Fatalf("%d connections counted once the close was asked for, want 1 until it completes", n)
+	}
+	for end := time.Now().Add(5 * time.Second); l.slotsHeld() > 0 && time.Now().Before(end); {
+		turn(t, l, time.Millisecond, nil)
+	}
+	if _, err := unix.FcntlInt(uintptr(srv), unix.F_GETFD, 0); err != unix.EBADF {
+		t.Fatalf("descriptor %d still open after the close completed: %v", srv, err)
+	}
+	if n := l.s.active.Load(); n != 0 {
+		t.Errorf("%d connections counted once the close completed, want 0", n)
+	}
+}

@@ -38,11 +38,11 @@ func FuzzSplit(f *testing.F) {
 		// An interim 100 Continue is sent only if the body has not come
 		// with the header section: it depends on the split.
 		interim := []byte(http1.Continue)
-		whole, phaseW := feed(in)
-		split, phaseS := feed(in[:a], in[a:b], in[b:])
+		whole, stateW := feed(in)
+		split, stateS := feed(in[:a], in[a:b], in[b:])
 		whole, split = bytes.ReplaceAll(whole, interim, nil), bytes.ReplaceAll(split, interim, nil)
-		if !bytes.Equal(whole, split) || phaseW != phaseS {
-			t.Fatalf("split at %d and %d of %q:\nwhole %q (state %d)\nsplit %q (state %d)", a, b, in, whole, phaseW, split, phaseS)
+		if !bytes.Equal(whole, split) || stateW != stateS {
+			t.Fatalf("split at %d and %d of %q:\nwhole %q (state %d)\nsplit %q (state %d)", a, b, in, whole, stateW, split, stateS)
 		}
 	})
 }
