@@ -310,11 +310,16 @@ func (r *Ring) enter(want int, minWait, timeout time.Duration, raw bool) (ready 
 		flags |= enterExtArg
 		arg = unsafe.Pointer(&r.arg)
 	}
-	call := unix.Syscall6
+	// Direct calls, not one through a function variable: a pointer
+	// converted to uintptr stays valid only in a system call's own
+	// argument list (unsafe.Pointer's rule 4).
+	var n uintptr
+	var errno unix.Errno
 	if raw {
-		call = unix.RawSyscall6
+		n, _, errno = unix.RawSyscall6(unix.SYS_IO_URING_ENTER, uintptr(r.fd), uintptr(submit), uintptr(want), flags, uintptr(arg), unsafe.Sizeof(r.arg))
+	} else {
+		n, _, errno = unix.Syscall6(unix.SYS_IO_URING_ENTER, uintptr(r.fd), uintptr(submit), uintptr(want), flags, uintptr(arg), unsafe.Sizeof(r.arg))
 	}
-	n, _, errno := call(unix.SYS_IO_URING_ENTER, uintptr(r.fd), uintptr(submit), uintptr(want), flags, uintptr(arg), unsafe.Sizeof(r.arg))
 	head, tail := r.Ready()
 	switch errno {
 	case 0:

@@ -18,9 +18,9 @@ var wrkRequest = []byte("GET /hello/world HTTP/1.1\r\nHost: 127.0.0.1:8089\r\n\r
 // response writer, as fasthttp's server_timing_test does without a
 // network. Nothing here reaches the ring below the pause bound.
 func benchLoop() (*loop, *conn) {
-	l := &loop{s: newServer(10*time.Second, 60*time.Second), drainFrom: -1}
+	l := newLoop(newServer(10*time.Second, 60*time.Second), -1)
 	l.setClock(time.Now())
-	return l, &conn{}
+	return l, &conn{state: stateIdle}
 }
 
 // BenchmarkServeKeepAlive measures one keep-alive request per receive, as
@@ -34,7 +34,7 @@ func BenchmarkServeKeepAlive(b *testing.B) {
 		l.input(c, wrkRequest)
 		served += bytes.Count(c.out, []byte("HTTP/1.1 200 OK"))
 		c.out = c.out[:0]
-		c.dirty = false
+		c.queued = 0
 		l.dirty = l.dirty[:0]
 	}
 	if served != b.N {
@@ -55,7 +55,7 @@ func BenchmarkServeJSON(b *testing.B) {
 			served += bytes.Count(c.out, []byte("HTTP/1.1 200 OK"))
 		}
 		c.out = c.out[:0]
-		c.dirty = false
+		c.queued = 0
 		l.dirty = l.dirty[:0]
 	}
 	if served != b.N {
@@ -75,7 +75,7 @@ func BenchmarkServePipelined(b *testing.B) {
 		l.input(c, in)
 		served += bytes.Count(c.out, []byte("HTTP/1.1 200 OK"))
 		c.out = c.out[:0]
-		c.dirty = false
+		c.queued = 0
 		l.dirty = l.dirty[:0]
 	}
 	if want := (b.N + depth - 1) / depth * depth; served != want {
@@ -94,7 +94,7 @@ func BenchmarkServeSplit(b *testing.B) {
 		l.input(c, wrkRequest[20:])
 		served += bytes.Count(c.out, []byte("HTTP/1.1 200 OK"))
 		c.out = c.out[:0]
-		c.dirty = false
+		c.queued = 0
 		l.dirty = l.dirty[:0]
 	}
 	if served != b.N {

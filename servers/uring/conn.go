@@ -41,50 +41,39 @@ const (
 	freshGrace = time.Second
 )
 
-// phase is where a connection is in its exchange, which decides its deadline.
-type phase uint8
-
+// The loop's queues a connection can be on (conn.queued).
 const (
-	phaseIdle    phase = iota // between requests (or none yet): idle timeout
-	phaseRequest              // a request has started: header timeout, from its first byte
-	phaseBody                 // reading its body: the same timeout, not renewed
-	phaseWait                 // its answer is worked on off the ring (work.go): no timeout, nothing parsed
-	phaseFlush                // last response still being sent
-	phaseLinger               // last response sent, write side shut
+	inDirty   = 1 << iota // loop.dirty: its answers go in this batch's sends
+	inStarved             // loop.starved: paused for the loop's budget
+	inHungry              // loop.hungry: waiting for its receive to be armed
 )
 
 // conn is the state of one connection, touched only by its loop. A closed
 // conn is reused for a later connection; gen tells their operations apart.
+// Its lifetime (state, ops, the timeout lists) is lifecycle.go's.
 type conn struct {
-	fd       int
-	slot     int    // in loop.conns, for good
-	gen      uint32 // 0 while the slot is free
-	ops      int    // operations in flight: the slot is freed at 0 once gone
-	idx      int    // in loop.live
-	p        http1.Parser
-	phase    phase
-	deadline time.Duration // loop time
-	tl       *tlist        // the timeout list c is on, if any (timer.go)
-	prev     *conn         // on tl
-	next     *conn
-	opened   time.Duration // loop time of the accept
-	progress time.Duration // loop time of the last bytes received
-	used     bool          // a request has been answered
-	body     int64         // bytes of the current request's body read
-	holds    int           // bytes counted in loop.held
+	fd     int
+	slot   int    // in loop.conns, for good
+	gen    uint32 // 0 while the slot is free
+	state  state
+	ops    opSet // in flight, the backlog's included: the slot is freed at none once closing
+	queued uint8 // the loop's queues c is on: inDirty, inStarved, inHungry
+	idx    int   // in loop.live
+	timer  link  // on a timeout list (timer.go)
+	probe  link  // on loop.stalled, mid-request
+	p      http1.Parser
+	opened time.Duration // loop time of the accept
+	body   int64         // bytes of the current request's body read
+	holds  int           // bytes counted in loop.held
 
-	in         []byte // received, not yet parsed: a partial request, or those behind a held one
-	out        []byte // answers for the next send
-	wire       []byte // answers in the send in flight
-	sending    bool
-	dirty      bool // in loop.dirty: out is sent after this batch
-	recving    bool // its multishot receive is armed
-	paused     bool // its receive cancelled until its answers drain (pauseAt)
-	starved    bool // in loop.starved: paused for the loop's budget
-	cancelling bool // a pause's cancel is in flight
-	eof        bool // the client has shut its side
-	clean      bool // closing after a request read whole, nothing after it
-	gone       bool // closing: its receive cancelled, its close queued
+	in   []byte // received, not yet parsed: a partial request, or those behind a held one
+	out  []byte // answers for the next send
+	wire []byte // answers in the send in flight
+
+	paused bool // its receive cancelled until its answers drain (pauseAt)
+	eof    bool // the client has shut its side
+	clean  bool // closing after a request read whole, nothing after it
+	used   bool // a request has been answered
 
 	// The answer to the request being read, chosen when its header section
 	// completes and sent when its body has been read.
@@ -178,10 +167,10 @@ func (c *conn) tooLarge(out []byte, n int, date []byte, served int) ([]byte, int
 // input takes bytes received on c.
 func (l *loop) input(c *conn, data []byte) {
 	switch {
-	case c.phase >= phaseFlush: // past the last request: dropped
+	case c.state == stateFlush || c.state == stateLinger: // past the last request: dropped
 		c.clean = false
 		return
-	case c.phase == phaseWait || c.paused:
+	case c.state == stateWait || c.paused:
 		// Kept unparsed until the answer is out (work.go), or the
 		// answers before it are sent, within bounds.
 		if c.in == nil {
@@ -206,7 +195,7 @@ func (l *loop) input(c *conn, data []byte) {
 }
 
 // serve answers what in completes on c, keeps what it leaves for the next
-// bytes, and moves c to the phase that follows.
+// bytes, and moves c to the state that follows.
 func (l *loop) serve(c *conn, in []byte) {
 	if c.out == nil {
 		c.out = l.buf()
@@ -237,40 +226,45 @@ func (l *loop) serve(c *conn, in []byte) {
 	switch {
 	case c.unsent() >= pauseAt:
 		l.pause(c) // a client that sends and does not read
-	case l.held > maxHeld && c.unsent() >= resumeAt && !c.starved:
+	case l.held > maxHeld && c.unsent() >= resumeAt && c.queued&inStarved == 0:
 		// Until the loop's connections hold less (flush). Only those
 		// holding more than a few answers: a client that reads its
 		// answers is not paused for those that do not.
 		l.pause(c)
-		c.starved = true
-		l.starved = append(l.starved, c)
+		c.queued |= inStarved
+		l.starved = append(l.starved, ref{c, c.gen})
 	}
 	if c.held {
 		c.held = false
-		c.phase = phaseWait
+		c.state = stateWait
 		l.disarm(c) // no timeout: the answer is the server's to give
+		unlink(c, &c.probe)
 		l.s.pool.Submit(job{l: l, slot: c.slot, gen: c.gen, head: c.head, connection: c.connection}.run)
 		return
 	}
 	switch {
 	case closing:
-		c.phase = phaseFlush
+		c.state = stateFlush
 		l.arm(c, &l.idle) // for a client that does not read
+		unlink(c, &c.probe)
 	case c.p.Idle() && (len(rest) == 0 || c.paused):
 		c.used = true
-		c.phase = phaseIdle
+		c.state = stateIdle
 		l.arm(c, &l.idle)
+		unlink(c, &c.probe)
 	default:
 		// A request's clock starts with its first byte and runs until
 		// it is read whole, body included: a body dripped slowly does
-		// not renew it.
-		if (c.phase != phaseRequest && c.phase != phaseBody) || served > 0 {
+		// not renew it. The probe's does: it asks once a request has
+		// stalled for probeEvery.
+		if (c.state != stateRequest && c.state != stateBody) || served > 0 {
 			l.arm(c, &l.request)
 		}
-		c.phase = phaseRequest
+		c.state = stateRequest
 		if c.p.InBody() {
-			c.phase = phaseBody
+			c.state = stateBody
 		}
+		l.arm(c, &l.stalled)
 	}
 	if len(c.in)+c.unsent() > maxPending {
 		l.close(c)
@@ -280,65 +274,11 @@ func (l *loop) serve(c *conn, in []byte) {
 // unsent is how many bytes of answers c has not sent.
 func (c *conn) unsent() int { return len(c.out) + len(c.wire) }
 
-// markDirty queues c's answers for the send after this batch of
-// completions: a client's pipelined requests, however many receives they
-// came in, leave in one send.
-func (l *loop) markDirty(c *conn) {
-	if !c.dirty {
-		c.dirty = true
-		l.dirty = append(l.dirty, c)
-	}
-}
-
-// sent takes the completion of c's send of res bytes.
-func (l *loop) sent(c *conn, res int32) {
-	c.sending = false
-	if res < 0 {
-		l.close(c) // the client has gone
-		return
-	}
-	if int(res) < len(c.wire) { // a short send: the rest goes first
-		c.wire = c.wire[:copy(c.wire, c.wire[res:])]
-		l.account(c)
-		l.sendWire(c)
-		return
-	}
-	l.put(c.wire)
-	c.wire = nil
-	l.account(c)
-	if c.paused && !c.starved && c.phase != phaseWait && c.unsent() < resumeAt {
-		l.resume(c)
-	}
-	switch {
-	case len(c.out) > 0:
-		l.send(c)
-	case c.phase == phaseFlush:
-		l.finish(c)
-	case c.eof && c.phase != phaseWait:
-		l.close(c) // answered all the client sent before it shut its side
-	}
-}
-
-// finish ends a connection whose last response has left. A request read
-// whole with nothing after it: the client has nothing more to send, so
-// closing now cannot reset the connection under the response. Otherwise
-// the write side is shut and the connection lingers: the client reads the
-// response and EOF, and closing later does not reset data it has not read.
-func (l *loop) finish(c *conn) {
-	if c.clean || c.eof {
-		l.close(c)
-		return
-	}
-	_ = unix.Shutdown(c.fd, unix.SHUT_WR)
-	c.phase = phaseLinger
-	l.arm(c, &l.linger)
-}
-
 // ended takes the end of c's input: 0 bytes (the client shut its side) or
 // an error (reset). What it sent before is still answered.
 func (l *loop) ended(c *conn) {
 	c.eof = true
-	if c.phase == phaseWait || c.sending || len(c.out) > 0 {
+	if c.state == stateWait || c.ops.has(opSend) || len(c.out) > 0 {
 		return // closed once the answers have left (sent)
 	}
 	l.close(c)
@@ -349,7 +289,7 @@ func (l *loop) ended(c *conn) {
 // input would reset the connection), and, if it never sent a request,
 // open for freshGrace.
 func (l *loop) quiet(c *conn) bool {
-	if c.phase != phaseIdle || c.sending || len(c.out) > 0 || len(c.in) > 0 {
+	if c.state != stateIdle || c.ops.has(opSend) || len(c.out) > 0 || len(c.in) > 0 {
 		return false
 	}
 	if !c.used && l.now-c.opened < freshGrace {

@@ -31,27 +31,25 @@ const (
 func (l *loop) drain() bool {
 	if l.drainFrom < 0 {
 		l.drainFrom = l.now
-		l.drainIdle = l.now - time.Second
-	}
-	if l.listening && (queued(l.lfd) == 0 || l.now-l.drainFrom >= acceptWait) {
-		l.closeListener()
-	}
-	if l.now-l.drainIdle >= 100*time.Millisecond { // the idle, now and as they come
-		l.drainIdle = l.now
+		// The idle, once; those that become idle from now on are closed
+		// as they do (sent).
 		for c := l.idle.head; c != nil; {
-			next := c.next
+			next := c.timer.next
 			if l.quiet(c) {
 				l.close(c)
 			}
 			c = next
 		}
 	}
+	if l.listening && (queued(l.lfd) == 0 || l.now-l.drainFrom >= acceptWait) {
+		l.closeListener()
+	}
 	if l.now-l.drainFrom >= grace {
 		for i := len(l.live) - 1; i >= 0; i-- {
 			l.close(l.live[i])
 		}
 	}
-	if !l.listening && len(l.live) == 0 && l.gone == 0 {
+	if !l.listening && len(l.live) == 0 && l.closing == 0 {
 		return true
 	}
 	// The kernel closes each connection at once once asked; a loop
@@ -108,7 +106,7 @@ func (l *loop) answer() {
 	l.answers = nil
 	l.mu.Unlock()
 	for _, j := range answers {
-		if c := l.lookup(j.slot, j.gen); c != nil && !c.gone && c.phase == phaseWait {
+		if c := l.lookup(j.slot, j.gen); c != nil && c.state == stateWait {
 			l.answered(c, j)
 		}
 	}

@@ -13,7 +13,7 @@ import (
 // FuzzSplit feeds a request stream to one connection's input whole, and
 // again in three pieces split where the fuzzer says, as receives would
 // bring it: the answers must be the same bytes (but for 100 Continue), and
-// the connection must end in the same phase. This is the loop's own part of a request: what a
+// the connection must end in the same state. This is the loop's own part of a request: what a
 // receive leaves unparsed is kept aside and joined to the next (serve),
 // which the parser's own fuzzer (servers/internal/http1) does not reach.
 func FuzzSplit(f *testing.F) {
@@ -38,21 +38,21 @@ func FuzzSplit(f *testing.F) {
 		// An interim 100 Continue is sent only if the body has not come
 		// with the header section: it depends on the split.
 		interim := []byte(http1.Continue)
-		whole, phaseW := feed(in)
-		split, phaseS := feed(in[:a], in[a:b], in[b:])
+		whole, stateW := feed(in)
+		split, stateS := feed(in[:a], in[a:b], in[b:])
 		whole, split = bytes.ReplaceAll(whole, interim, nil), bytes.ReplaceAll(split, interim, nil)
-		if !bytes.Equal(whole, split) || phaseW != phaseS {
-			t.Fatalf("split at %d and %d of %q:\nwhole %q (phase %d)\nsplit %q (phase %d)", a, b, in, whole, phaseW, split, phaseS)
+		if !bytes.Equal(whole, split) || stateW != stateS {
+			t.Fatalf("split at %d and %d of %q:\nwhole %q (state %d)\nsplit %q (state %d)", a, b, in, whole, stateW, split, stateS)
 		}
 	})
 }
 
 // feed runs the pieces through a loop with no ring (none is needed below
-// the pause bound) and returns the answers and the connection's phase.
-func feed(pieces ...[]byte) ([]byte, phase) {
-	l := &loop{s: newServer(time.Second, time.Second), drainFrom: -1}
+// the pause bound) and returns the answers and the connection's state.
+func feed(pieces ...[]byte) ([]byte, state) {
+	l := newLoop(newServer(time.Second, time.Second), -1)
 	l.clock.date = [len(timeFormat)]byte([]byte("Sat, 05 Dec 2026 00:00:00 GMT"))
-	c := &conn{}
+	c := &conn{state: stateIdle}
 	var out []byte
 	for _, p := range pieces {
 		if len(p) == 0 {
@@ -68,5 +68,5 @@ func feed(pieces ...[]byte) ([]byte, phase) {
 		out = append(out, c.out...)
 		c.out = c.out[:0]
 	}
-	return out, c.phase
+	return out, c.state
 }

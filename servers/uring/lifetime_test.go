@@ -30,8 +30,8 @@ import (
 func released(t *testing.T, s *server) {
 	t.Helper()
 	for i, l := range s.loops {
-		if n := l.slotsHeld(); n != 0 || l.gone != 0 || l.held != 0 {
-			t.Errorf("loop %d after the drain: %d slots held, %d closing, %d bytes held; want 0", i, n, l.gone, l.held)
+		if n := l.slotsHeld(); n != 0 || l.closing != 0 || l.held != 0 {
+			t.Errorf("loop %d after the drain: %d slots held, %d closing, %d bytes held; want 0", i, n, l.closing, l.held)
 		}
 	}
 }

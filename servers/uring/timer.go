@@ -8,47 +8,73 @@ import "time"
 // their clocks started. Every class has one duration, so that order is
 // their deadlines' order: a renewal moves a connection to the tail, and the
 // expired ones are at the head. The loop sleeps until the earliest head.
+// A connection is on one timeout list at most, through conn.timer, and on
+// the stalled-request probe's list or not, through conn.probe.
 type tlist struct {
 	d          time.Duration
+	probe      bool // links through conn.probe, not conn.timer
 	head, tail *conn
 }
 
-// arm starts c's clock on t, now, taking c off any list it was on.
+// link is a connection's place on a tlist.
+type link struct {
+	tl         *tlist // nil: on none
+	prev, next *conn
+	deadline   time.Duration // loop time
+}
+
+func (t *tlist) link(c *conn) *link {
+	if t.probe {
+		return &c.probe
+	}
+	return &c.timer
+}
+
+// arm starts c's clock on t, now, taking c off any list of t's kind. A
+// closing connection is on none: close has taken it off, and only settle
+// frees it.
 func (l *loop) arm(c *conn, t *tlist) {
-	l.disarm(c)
-	c.deadline = l.now + t.d
-	c.tl, c.prev = t, t.tail
+	if c.state == stateClosing || c.state == stateFree {
+		return
+	}
+	k := t.link(c)
+	unlink(c, k)
+	k.tl, k.prev, k.deadline = t, t.tail, l.now+t.d
 	if t.tail != nil {
-		t.tail.next = c
+		t.link(t.tail).next = c
 	} else {
 		t.head = c
 	}
 	t.tail = c
 }
 
-// disarm stops c's clock: no timeout until it is armed again.
-func (l *loop) disarm(c *conn) {
-	t := c.tl
+// unlink takes c off the list k places it on, if any.
+func unlink(c *conn, k *link) {
+	t := k.tl
 	if t == nil {
 		return
 	}
-	if c.prev != nil {
-		c.prev.next = c.next
+	if k.prev != nil {
+		t.link(k.prev).next = k.next
 	} else {
-		t.head = c.next
+		t.head = k.next
 	}
-	if c.next != nil {
-		c.next.prev = c.prev
+	if k.next != nil {
+		t.link(k.next).prev = k.prev
 	} else {
-		t.tail = c.prev
+		t.tail = k.prev
 	}
-	c.tl, c.prev, c.next = nil, nil, nil
+	*k = link{}
 }
 
-// expire closes the connections past their deadline.
+// disarm stops c's clock: no timeout until it is armed again.
+func (l *loop) disarm(c *conn) { unlink(c, &c.timer) }
+
+// expire closes the connections past their deadline. close takes each
+// off its list, so the head moves on.
 func (l *loop) expire() {
 	for _, t := range l.lists() {
-		for t.head != nil && t.head.deadline <= l.now {
+		for t.head != nil && t.head.timer.deadline <= l.now {
 			l.close(t.head)
 		}
 	}
@@ -57,17 +83,17 @@ func (l *loop) expire() {
 func (l *loop) lists() [3]*tlist { return [3]*tlist{&l.request, &l.idle, &l.linger} }
 
 // wakeAt returns when the loop must next wake with nothing to reap: the
-// earliest deadline, the next probe of stalled requests, the accept's
+// earliest deadline, the next probe of a stalled request, the accept's
 // retry, the next report of refused connections, the drain's next step.
 func (l *loop) wakeAt() time.Duration {
 	at := l.now + time.Hour
 	for _, t := range l.lists() {
 		if t.head != nil {
-			at = min(at, t.head.deadline)
+			at = min(at, t.head.timer.deadline)
 		}
 	}
-	if l.request.head != nil {
-		at = min(at, l.probeAt)
+	if l.stalled.head != nil {
+		at = min(at, l.stalled.head.probe.deadline)
 	}
 	if !l.accepting && l.listening {
 		at = min(at, l.acceptAt)
@@ -78,7 +104,7 @@ func (l *loop) wakeAt() time.Duration {
 	if l.drainFrom >= 0 {
 		at = min(at, l.now+10*time.Millisecond)
 	}
-	if len(l.backlog) > 0 {
+	if len(l.backlog) > 0 || len(l.hungry) > 0 {
 		at = min(at, l.now+time.Millisecond)
 	}
 	return at

@@ -60,13 +60,13 @@ func (l *loop) answered(c *conn, j job) {
 		c.clean = len(c.in) == 0
 		l.put(c.in)
 		c.in = nil
-		c.phase = phaseFlush
+		c.state = stateFlush
 		l.arm(c, &l.idle)
 		l.account(c)
 		return
 	}
 	c.used = true
-	c.phase = phaseIdle
+	c.state = stateIdle
 	l.arm(c, &l.idle)
 	l.account(c)
 	switch {
@@ -74,7 +74,7 @@ func (l *loop) answered(c *conn, j job) {
 		if len(c.in) > 0 {
 			l.serve(c, c.in)
 		}
-	case !c.starved && c.unsent() < resumeAt:
+	case c.queued&inStarved == 0 && c.unsent() < resumeAt:
 		l.resume(c)
 	}
 }
