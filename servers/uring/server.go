@@ -21,7 +21,7 @@ type server struct {
 	start         time.Time     // origin of the loops' monotonic clocks
 
 	loops    []*loop
-	draining atomic.Bool  // set on SIGINT or SIGTERM
+	draining atomic.Bool // set on SIGINT or SIGTERM
 	// limit counts the connections whose descriptor is not yet closed,
 	// against the open-file limit (limit.go).
 	limit *connlimit.Limit
