@@ -171,3 +171,45 @@ func TestTablesAgree(t *testing.T) {
 		t.Error(e)
 	}
 }
+
+// TestOneRunPerSection holds every generated section to one invocation:
+// one drawing on runs of more than one must compare them on purpose or
+// say at its head why it joins them, and a section that says so must
+// still join them (its note is otherwise stale).
+func TestOneRunPerSection(t *testing.T) {
+	rep := committed(t)
+	for _, d := range documents {
+		for name, sec := range d.sections {
+			runs := render.RunKeys(rep, sec.from)
+			switch {
+			case sec.compares:
+			case len(runs) > 1 && sec.joins == "":
+				t.Errorf("%s, section %s: draws on %d invocations (%s) without comparing them: a page tells one run", d.path, name, len(runs), strings.Join(runs, ", "))
+			case len(runs) <= 1 && sec.joins != "":
+				t.Errorf("%s, section %s: says it joins runs, but draws on %d", d.path, name, len(runs))
+			}
+		}
+	}
+}
+
+// TestRunsHead checks a section's opening line: one run named by its
+// target, date and host; runs joined, with the reason; none for a
+// section of no run.
+func TestRunsHead(t *testing.T) {
+	m := report.Machine{CPU: "AMD EPYC", Vendor: "AuthenticAMD", Family: "26", Model: "2"}
+	rep := report.Report{Sections: map[string]report.Section{
+		report.LoadSection:   {Date: "2026-12-05 02:01 UTC", Invocation: "a", Machine: m},
+		report.AtLoadSection: {Date: "2026-12-05 02:30 UTC", Invocation: "a", Machine: m},
+		report.SweepSection:  {Date: "2026-12-05 03:00 UTC", Machine: m},
+	}}
+	if got := render.RunsHead(rep, []string{report.LoadSection, report.AtLoadSection}, false, ""); got != "_One run: `make bench-load`, 2026-12-05 02:01 UTC, AMD EPYC, family 26 model 2._\n" {
+		t.Errorf("one invocation's two files: %q", got)
+	}
+	got := render.RunsHead(rep, []string{report.LoadSection, report.SweepSection}, false, "Why.")
+	if got != "_Runs of 2 invocations: `make bench-load`, 2026-12-05 02:01 UTC, AMD EPYC, family 26 model 2; `make bench-sweep`, 2026-12-05 03:00 UTC, AMD EPYC, family 26 model 2. Why._\n" {
+		t.Errorf("two invocations: %q", got)
+	}
+	if got := render.RunsHead(rep, nil, false, ""); got != "" {
+		t.Errorf("no run: %q", got)
+	}
+}

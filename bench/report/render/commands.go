@@ -161,7 +161,7 @@ func RunsHead(rep report.Report, from []string, compares bool, joins string) str
 	case len(named) == 1:
 		return "_One run: " + named[0] + "._\n"
 	}
-	return "_Runs of " + plural(len(named), "invocation") + ": " + strings.Join(named, "; ") + ". " + joins + "._\n"
+	return "_Runs of " + plural(len(named), "invocation") + ": " + strings.Join(named, "; ") + ". " + strings.TrimSuffix(joins, ".") + "._\n"
 }
 
 // runKey tells invocations apart: the invocation a file names, or, in a
