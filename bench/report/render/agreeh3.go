@@ -103,9 +103,9 @@ func agreeH3Handshakes(b *strings.Builder, v *h3Verdict) {
 }
 
 // agreeH3Idle is the server's memory per idle connection in each
-// protocol, in KB as the idle tables count them (1024 bytes).
+// protocol, in KiB as the idle tables count them.
 func agreeH3Idle(b *strings.Builder, reps []report.Report) {
-	b.WriteString("\n## Server memory per idle connection, KB\n\n")
+	b.WriteString("\n## Server memory per idle connection, KiB\n\n")
 	b.WriteString(agreeHead(len(reps), "medians' spread"))
 	for _, p := range reps[0].ProtoIdle {
 		get := func(r report.Report) *report.Figure {

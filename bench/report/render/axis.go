@@ -77,7 +77,7 @@ func midTicks(t []float64) []float64 {
 	return []float64{t[0], 2 * t[0], 5 * t[0], t[1]}
 }
 
-// byteTicks is logTicks for sizes: 1, 10 and 100 B, KB and MB.
+// byteTicks is logTicks for sizes: 1, 10 and 100 B, KiB and MiB.
 func byteTicks(lo, hi float64) []float64 {
 	var all []float64
 	for _, u := range []float64{1, 1 << 10, 1 << 20} {
@@ -131,26 +131,26 @@ func microsTick(v float64) string {
 	return plainTick(v) + " µs"
 }
 
-// sizeTick labels a tick of bytes: 100 B, 1 KB, 10 MB.
+// sizeTick labels a tick of bytes: 100 B, 1 KiB, 10 MiB.
 func sizeTick(v float64) string {
 	switch {
 	case v >= 1<<20:
-		return plainTick(v/(1<<20)) + " MB"
+		return plainTick(v/(1<<20)) + " MiB"
 	case v >= 1<<10:
-		return plainTick(v/(1<<10)) + " KB"
+		return plainTick(v/(1<<10)) + " KiB"
 	}
 	return plainTick(v) + " B"
 }
 
-// sizeSpread formats a figure of bytes in B or, from 1 KB, in KB:
-// "8.0 KB (7.8–8.4)".
+// sizeSpread formats a figure of bytes in B or, from 1 KiB, in KiB:
+// "8.0 KiB (7.8–8.4)".
 func sizeSpread(f report.Figure) string {
 	if f.N == 0 {
 		return "–"
 	}
 	unit, div, prec := "B", 1.0, 0
 	if f.Median >= 1<<10 {
-		unit, div, prec = "KB", 1<<10, 1
+		unit, div, prec = "KiB", 1<<10, 1
 	}
 	s := num(f.Median/div, prec) + " " + unit
 	if f.N > 1 {

@@ -122,13 +122,13 @@ func pct(f report.Figure) string {
 	return fmt.Sprintf("%.0f %%", f.Median)
 }
 
-// bytesText formats a number of bytes as B, KB or MB.
+// bytesText formats a number of bytes as B, KiB or MiB.
 func bytesText(v float64) string {
 	switch {
 	case math.Abs(v) >= 1<<20:
-		return fmt.Sprintf("%.1f MB", v/(1<<20))
+		return fmt.Sprintf("%.1f MiB", v/(1<<20))
 	case math.Abs(v) >= 1<<10:
-		return fmt.Sprintf("%.1f KB", v/(1<<10))
+		return fmt.Sprintf("%.1f KiB", v/(1<<10))
 	}
 	return fmt.Sprintf("%.0f B", v)
 }

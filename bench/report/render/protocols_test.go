@@ -119,8 +119,8 @@ func TestProtocolsTable(t *testing.T) {
 	}
 	got = ProtocolsTable(rep)
 	want = "| idle connections | connections | held | memory per connection | server CPU while idle, ms per s |\n|---|--:|--:|--:|--:|\n" +
-		"| HTTP/1.1 over TLS | 2000 | 2000 (fell to 1990) | 10.0 KB (10.0 KB–11.0 KB) | 0.00 (0.00–0.00) |\n" +
-		"| HTTP/3 | 2000 | 2000 | 21.0 KB (20.0 KB–22.0 KB) | 1.50 (1.00–2.00) |\n"
+		"| HTTP/1.1 over TLS | 2000 | 2000 (fell to 1990) | 10.0 KiB (10.0 KiB–11.0 KiB) | 0.00 (0.00–0.00) |\n" +
+		"| HTTP/3 | 2000 | 2000 | 21.0 KiB (20.0 KiB–22.0 KiB) | 1.50 (1.00–2.00) |\n"
 	if !strings.Contains(got, want) || !strings.Contains(got, "on a server started for it (Go's heap keeps what it grew to), 3 blocks") {
 		t.Errorf("the idle table is not\n%s\nin:\n%s", want, got)
 	}
@@ -128,7 +128,7 @@ func TestProtocolsTable(t *testing.T) {
 		t.Errorf("README line without HTTP/2's idle row: %q", line)
 	}
 	rep.ProtoIdle = append(rep.ProtoIdle, report.Idle{Server: "h2", Conns: 2000, Held: f(2000), PerConn: f(12288, 13312, 14336)})
-	if line := ProtocolsLine(rep); !strings.Contains(line, "; an idle connection held 21.0 KB (20.0 KB–22.0 KB) of its memory over HTTP/3 against 13.0 KB (12.0 KB–14.0 KB) over HTTP/2 (") {
+	if line := ProtocolsLine(rep); !strings.Contains(line, "; an idle connection held 21.0 KiB (20.0 KiB–22.0 KiB) of its memory over HTTP/3 against 13.0 KiB (12.0 KiB–14.0 KiB) over HTTP/2 (") {
 		t.Errorf("README line with the idle rows: %q", line)
 	}
 

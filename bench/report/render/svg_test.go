@@ -264,8 +264,8 @@ func TestMemorySVG(t *testing.T) {
 	root := parseSVG(t, "memory", MemorySVG(chartReport()))
 	wantSVGTexts(t, "memory", root,
 		"1000 idle connections", "10\u2009000 idle connections",
-		"100 B", "1 KB", "10 KB", "100 KB",
-		"8.0 KB (7.8–8.4)", "650 B (600–700)", "24.4 KB (19.5–29.3), fell over: held 812 of 10\u2009000",
+		"100 B", "1 KiB", "10 KiB", "100 KiB",
+		"8.0 KiB (7.8–8.4)", "650 B (600–700)", "24.4 KiB (19.5–29.3), fell over: held 812 of 10\u2009000",
 		"resident memory per idle connection (log scale)")
 	hatched := 0
 	root.walk(func(n svgNode) {

@@ -34,7 +34,7 @@ func TestUringNote(t *testing.T) {
 			t.Errorf("the wait tables lack %q:\n%s", row, waits)
 		}
 	}
-	if got := IdleSection(rep); !strings.HasSuffix(got, "\n"+idle) || !strings.Contains(got, "| uring | 1000 | 1000 | 2.5 KB (2.5 KB–2.5 KB) | 0.32 (0.30–0.33) |") {
+	if got := IdleSection(rep); !strings.HasSuffix(got, "\n"+idle) || !strings.Contains(got, "| uring | 1000 | 1000 | 2.5 KiB (2.5 KiB–2.5 KiB) | 0.32 (0.30–0.33) |") {
 		t.Errorf("the idle table does not end with %q, or lacks uring's 4 rounds:\n%s", idle, got)
 	}
 	rep.Work = []report.Point{{Server: report.Baseline, CPU: report.Figure{}}}
