@@ -268,6 +268,9 @@ type Report struct {
 	// MinWait is bin/report -min-wait's run: uring below its ceiling with
 	// each of io_uring's minimum waits (AddMinWait).
 	MinWait *MinWait `json:"min_wait,omitempty"`
+	// Profiles is bin/report -profile's run: CPU profiles by category
+	// and allocations by site (AddProfile).
+	Profiles *Profiles `json:"profiles,omitempty"`
 	// Repeat is how far the ceilings' ratios to nginx moved between
 	// separate invocations of make bench (ReadRepeat), when there were any.
 	Repeat *Repeat `json:"repeat,omitempty"`

@@ -25,6 +25,7 @@ var documents = []document{
 	{"docs/latency.md", map[string]func(report.Report) string{"latency": render.LatencyPage}},
 	{"docs/load.md", map[string]func(report.Report) string{"load": render.CostAtLoad, "capacity": render.CapacityTable}},
 	{"docs/loadgen.md", map[string]func(report.Report) string{"clients": render.ClientsTable}},
+	{"docs/profiles.md", map[string]func(report.Report) string{"profiles": render.ProfilesPage, "profile-rules": render.RuleList}},
 	{"bench/COSTS.md", map[string]func(report.Report) string{
 		"conditions":      render.Conditions,
 		"costs-keepalive": render.Caption(render.CostsKeepAlive),
@@ -67,6 +68,10 @@ func beginMarker(name string) string {
 		from = "make bench-tls PART=h3 writes it from results/results.json"
 	case "costs-minwait":
 		from = "make bench-load PART=min-wait writes it from results/results.json"
+	case "profiles":
+		from = "bin/report -profile writes it from results/results.json"
+	case "profile-rules":
+		from = "bin/report -docs writes it from bench/report's rules"
 	case "hosts", "costs-model":
 		from = "bin/report writes it from results/hosts"
 	}
