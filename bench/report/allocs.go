@@ -21,11 +21,15 @@ type AllocStack struct {
 	// Runs are the two benchmark lengths whose profiles' difference,
 	// over the difference of the lengths, is one request's allocations.
 	Runs [2]int `json:"runs"`
-	// Bytes and Count are the sites' sums; BenchBytes and BenchCount the
-	// benchmark's own B/op and allocs/op (of the longer run), which they
-	// should match.
+	// Bytes and Count are the listed sites' sums, RestBytes and RestCount
+	// the other sites' (each under minAllocs a request: what pools and
+	// buffers allocate again after a collection, which varies from run to
+	// run, so it can come out below zero); BenchBytes and BenchCount the
+	// benchmark's own B/op and allocs/op (of the longer run).
 	Bytes      float64     `json:"bytes_per_req"`
 	Count      float64     `json:"allocs_per_req"`
+	RestBytes  float64     `json:"rest_bytes_per_req"`
+	RestCount  float64     `json:"rest_allocs_per_req"`
 	BenchBytes float64     `json:"bench_bytes_per_op"`
 	BenchCount float64     `json:"bench_allocs_per_op"`
 	Sites      []AllocSite `json:"sites"`
@@ -102,16 +106,19 @@ func allocStack(server string, runs [2]int, dir string) (AllocStack, error) {
 	for key, long := range by[1] {
 		short := by[0][key]
 		site := AllocSite{Function: key[0], From: key[1], Count: float64(long[0]-short[0]) / per, Bytes: float64(long[1]-short[1]) / per}
+		if site.Count < minAllocs {
+			s.RestBytes += site.Bytes
+			s.RestCount += site.Count
+			continue
+		}
 		s.Bytes += site.Bytes
 		s.Count += site.Count
-		if site.Count >= minAllocs {
-			s.Sites = append(s.Sites, site)
-		}
+		s.Sites = append(s.Sites, site)
 	}
 	slices.SortFunc(s.Sites, func(a, b AllocSite) int {
 		return cmp.Or(cmp.Compare(b.Bytes, a.Bytes), cmp.Compare(b.Count, a.Count), strings.Compare(a.Function, b.Function), strings.Compare(a.From, b.From))
 	})
-	s.Bytes, s.Count = round3(s.Bytes), round3(s.Count)
+	s.Bytes, s.Count, s.RestBytes, s.RestCount = round3(s.Bytes), round3(s.Count), round3(s.RestBytes), round3(s.RestCount)
 	return s, nil
 }
 

@@ -104,7 +104,7 @@ func ProfileSVG(rep report.Report) string {
 	xs := axis{lo: 0, hi: ticks[len(ticks)-1], from: plotL + 40, to: barR + 120}
 	// The legend: the categories in two rows.
 	for i, c := range report.Categories {
-		x, y := 10+float64(i%5)*175, 58+float64(i/5)*18
+		x, y := 10+float64(i%5)*180, 58+float64(i/5)*18
 		s.add(`<rect x="%.1f" y="%.1f" width="12" height="12" fill="%s"/>`, x, y, categoryColours[i])
 		s.text(x+17, y+10, "", c)
 	}
