@@ -134,13 +134,15 @@ func ReadFolded(file string) (map[string]int64, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<16), 1<<20)
 	for n := 1; sc.Scan(); n++ {
-		stack, count, ok := strings.Cut(sc.Text(), " ")
-		for ok && strings.Contains(count, " ") { // never: names hold no space
-			_, count, ok = strings.Cut(count, " ")
+		line := sc.Text()
+		i := strings.LastIndexByte(line, ' ')
+		if i <= 0 {
+			return nil, fmt.Errorf("%s:%d: %q is not a folded stack (frames;... count)", file, n, line)
 		}
-		c, err := strconv.ParseInt(count, 10, 64)
-		if !ok || err != nil || c < 0 || stack == "" {
-			return nil, fmt.Errorf("%s:%d: %q is not a folded stack (frames;... count)", file, n, sc.Text())
+		stack := line[:i]
+		c, err := strconv.ParseInt(line[i+1:], 10, 64)
+		if err != nil || c < 0 {
+			return nil, fmt.Errorf("%s:%d: %q is not a folded stack (frames;... count)", file, n, line)
 		}
 		folded[stack] += c
 	}

@@ -44,7 +44,7 @@ func Allocs(quick bool, dir string) [][]string {
 	var cmds [][]string
 	for _, name := range names {
 		t, err := targets.Lookup(name)
-		if err != nil || !t.GoRuntime || !strings.HasPrefix(t.Package, "./servers/") {
+		if err != nil || !strings.HasPrefix(t.Package, "./servers/") { // every server is a Go package with in-memory benchmarks
 			continue
 		}
 		for _, n := range runs {
