@@ -39,7 +39,7 @@ func TestFoldPerf(t *testing.T) {
 	}
 	want := map[string]int64{
 		"runtime.goexit.abi0;main.hello;syscall.Syscall;do_syscall_64_[k];tcp_sendmsg_[k]": 2,
-		"[unknown];operator_new(unsigned_long);[nginx]":                                     1,
+		"[unknown];operator_new(unsigned_long);[nginx]":                                    1,
 	}
 	if !maps.Equal(got, want) {
 		t.Errorf("folded %v, want %v", got, want)
