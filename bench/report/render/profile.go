@@ -25,7 +25,13 @@ func loadName(load string) string {
 // ProfilesPage is docs/profiles.md's generated section: the CPU per
 // request by category of every profile, the stacked bars, a flame graph
 // per profile and the allocations by site; empty without the run.
-func ProfilesPage(rep report.Report) string {
+func ProfilesPage(rep report.Report) string { return profiles(rep, "../results/") }
+
+// ProfilesPart is REPORT.md's part on the profiles, beside their files.
+func ProfilesPart(rep report.Report) string { return profiles(rep, "") }
+
+// profiles is the profiles' section, its charts' links under dir.
+func profiles(rep report.Report, dir string) string {
 	p := rep.Profiles
 	if p == nil {
 		return ""
@@ -37,10 +43,10 @@ func ProfilesPage(rep report.Report) string {
 	}
 	if len(p.Rows) > 0 {
 		b.WriteString(ProfileTable(rep))
-		b.WriteString("\n![CPU per request by category, one bar per server and load](../results/profile.svg)\n\n")
+		b.WriteString("\n![CPU per request by category, one bar per server and load](" + dir + "profile.svg)\n\n")
 		b.WriteString("The flame graphs, one per profile (the folded stacks they are drawn from beside them, `.folded.gz`):\n\n")
 		for _, r := range p.Rows {
-			fmt.Fprintf(&b, "- %s %s: [flame graph](../results/%s/%s)\n", r.Server, loadName(r.Load), report.ProfileDir, strings.TrimSuffix(r.Folded, ".folded.gz")+".svg")
+			fmt.Fprintf(&b, "- %s %s: [flame graph](%s%s/%s)\n", r.Server, loadName(r.Load), dir, report.ProfileDir, strings.TrimSuffix(r.Folded, ".folded.gz")+".svg")
 		}
 		b.WriteString("\n")
 	}
