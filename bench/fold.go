@@ -27,7 +27,8 @@ func ProfileFile(name, load string) string {
 // FoldPerf reads perf script's output (-F comm,tid,period,ip,sym,dso) and
 // returns its samples as folded stacks, the frames from the root down
 // joined by ";", with the number of samples each was seen in. A frame
-// without a symbol is named by its object in brackets ([libc.so.6]).
+// without a symbol is named by its object in brackets ([libc.so.6]), and
+// a run of such frames of one object is one frame.
 func FoldPerf(r io.Reader) (map[string]int64, error) {
 	folded := map[string]int64{}
 	var frames []string // leaf first, as perf prints them
@@ -53,6 +54,11 @@ func FoldPerf(r io.Reader) (map[string]int64, error) {
 			f, err := perfFrame(line)
 			if err != nil {
 				return nil, err
+			}
+			// A walk through code built without frame pointers (lighttpd's)
+			// can repeat an unnamed frame a hundred times: once is its truth.
+			if n := len(frames); n > 0 && strings.HasPrefix(f, "[") && frames[n-1] == f {
+				continue
 			}
 			frames = append(frames, f)
 		}

@@ -10,7 +10,8 @@ import (
 
 // perfScript is perf script's output (-F comm,tid,period,ip,sym,dso) of
 // three samples as perf 6.1 prints them: a Go write down into the
-// kernel, the same stack again, and nginx in code without symbols.
+// kernel, the same stack again, and nginx in code without symbols, three
+// unnamed frames that fold into one.
 const perfScript = `nethttp    4242     100000 
 	ffffffffa1c0 tcp_sendmsg ([kernel.kallsyms])
 	ffffffffa0b0 do_syscall_64 ([kernel.kallsyms])
@@ -27,6 +28,8 @@ nethttp    4242     100000
 
 nginx    4300     100000 
 	          55aa10 [unknown] (/usr/sbin/nginx)
+	          55aa20 [unknown] (/usr/sbin/nginx)
+	          55aa30 [unknown] (/usr/sbin/nginx)
 	          7f0010 operator new(unsigned long) (/usr/lib/libstdc++.so.6)
 	               0 [unknown] ([unknown])
 

@@ -30,7 +30,7 @@ var (
 	flagProfilePeriod = flag.Duration("profile-period", 100*time.Microsecond, "BenchmarkProfile's sampling period, in the server's CPU time (perf record -c on cpu-clock)")
 )
 
-// ProfileLoads are the loads BenchmarkProfile records each server at:
+// profileLoads are the loads BenchmarkProfile records each server at:
 // saturated, closed loop on -conns connections as BenchmarkWhy runs it,
 // and at a quarter of its keep-alive ceiling, open loop, as make
 // bench-load's at-load part holds it.

@@ -62,6 +62,9 @@ func profiles(rep report.Report, dir string) string {
 // /proc's count over the same run.
 func ProfileTable(rep report.Report) string {
 	p := rep.Profiles
+	if p == nil || len(p.Rows) == 0 {
+		return ""
+	}
 	var b strings.Builder
 	b.WriteString("| server | load | " + strings.Join(report.Categories, " | ") + " | sum | /proc | samples | one sample |\n")
 	b.WriteString("|---|---|" + strings.Repeat("--:|", len(report.Categories)+4) + "\n")

@@ -22,7 +22,7 @@ const (
 	frameH   = 16.0
 	top      = 50.0 // the title and the key above the frames
 	charW    = 6.6  // a character of the 11 px font, about
-	minWidth = 2.0  // a box narrower than this is not drawn (nor its callees)
+	minWidth = 4.0  // a box narrower than this is not drawn (nor its callees)
 )
 
 // KernelSuffix marks a kernel function (bench.KernelSuffix): such boxes
