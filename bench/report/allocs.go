@@ -3,6 +3,7 @@ package report
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -103,8 +104,17 @@ func allocStack(server string, runs [2]int, dir string) (AllocStack, error) {
 	}
 	s := AllocStack{Server: server, Runs: runs}
 	per := float64(runs[1] - runs[0])
-	for key, long := range by[1] {
-		short := by[0][key]
+	// Every site of either run, in one order: the sums come out the same
+	// each time they are read.
+	keys := slices.Collect(maps.Keys(by[1]))
+	for key := range by[0] {
+		if _, ok := by[1][key]; !ok {
+			keys = append(keys, key)
+		}
+	}
+	slices.SortFunc(keys, func(a, b [2]string) int { return cmp.Or(strings.Compare(a[0], b[0]), strings.Compare(a[1], b[1])) })
+	for _, key := range keys {
+		long, short := by[1][key], by[0][key]
 		site := AllocSite{Function: key[0], From: key[1], Count: float64(long[0]-short[0]) / per, Bytes: float64(long[1]-short[1]) / per}
 		if site.Count < minAllocs {
 			s.RestBytes += site.Bytes

@@ -271,6 +271,9 @@ type Report struct {
 	// Profiles is bin/report -profile's run: CPU profiles by category
 	// and allocations by site (AddProfile).
 	Profiles *Profiles `json:"profiles,omitempty"`
+	// Traces are bin/report -trace's system calls of a request, a server
+	// each (AddTrace).
+	Traces []Trace `json:"traces,omitempty"`
 	// Repeat is how far the ceilings' ratios to nginx moved between
 	// separate invocations of make bench (ReadRepeat), when there were any.
 	Repeat *Repeat `json:"repeat,omitempty"`

@@ -26,6 +26,7 @@ var documents = []document{
 	{"docs/load.md", map[string]func(report.Report) string{"load": render.CostAtLoad, "capacity": render.CapacityTable}},
 	{"docs/loadgen.md", map[string]func(report.Report) string{"clients": render.ClientsTable}},
 	{"docs/profiles.md", map[string]func(report.Report) string{"profiles": render.ProfilesPage, "profile-rules": render.RuleList}},
+	{"docs/life-of-a-request.md", map[string]func(report.Report) string{"life": render.LifeOfARequest}},
 	{"bench/COSTS.md", map[string]func(report.Report) string{
 		"conditions":      render.Conditions,
 		"costs-keepalive": render.Caption(render.CostsKeepAlive),
@@ -70,6 +71,8 @@ func beginMarker(name string) string {
 		from = "make bench-load PART=min-wait writes it from results/results.json"
 	case "profiles":
 		from = "bin/report -profile writes it from results/results.json"
+	case "life":
+		from = "bin/report -trace writes it from results/results.json"
 	case "profile-rules":
 		from = "bin/report -docs writes it from bench/report's rules"
 	case "hosts", "costs-model":

@@ -66,3 +66,11 @@ func InMemoryBenchmark(name string) string {
 
 // AllocFile is the name of a server's allocation profile of n requests.
 func AllocFile(name string, n int) string { return fmt.Sprintf("%s_alloc_%d.pprof", name, n) }
+
+// Trace is bin/report -trace's command: a few requests on one
+// keep-alive connection to each of nethttp, fasthttp, gnet and uring
+// while strace records their system calls (BenchmarkTrace), the traces
+// into dir (an absolute path). It is one short run, quick or not.
+func Trace(dir string) [][]string {
+	return [][]string{GoTest("-bench", "^BenchmarkTrace$", "-benchtime", "1x", "-timeout", "0", "./bench", "-args", "-trace-dir", dir)}
+}

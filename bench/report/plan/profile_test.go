@@ -31,3 +31,10 @@ func TestProfileCommands(t *testing.T) {
 		t.Errorf("-quick's last allocation run: %s", got)
 	}
 }
+
+func TestTraceCommand(t *testing.T) {
+	cmds := Trace("/r/traces")
+	if len(cmds) != 1 || strings.Join(cmds[0], " ") != "go test -run ^$ -bench ^BenchmarkTrace$ -benchtime 1x -timeout 0 ./bench -args -trace-dir /r/traces" {
+		t.Errorf("the trace's commands: %q", cmds)
+	}
+}

@@ -94,3 +94,27 @@ func TestRuleList(t *testing.T) {
 		}
 	}
 }
+
+func TestLifeOfARequest(t *testing.T) {
+	var rep report.Report
+	if err := report.AddTrace(&rep, "../testdata/trace/trace.txt", "../testdata/trace/traces"); err != nil {
+		t.Fatal(err)
+	}
+	page := LifeOfARequest(rep)
+	for _, want := range []string{
+		"### nethttp\n\n11 requests traced; per request, on average (calls of half a request or more): `nanosleep` 4.18, `futex` 2.27, `epoll_pwait` 2.18, `read` 2.18, `write` 1.00, `rt_sigprocmask` 0.55.",
+		"([the whole trace](../results/traces/nethttp.strace))",
+		"| 189 | A | `read` | 110 | 44 | reads the request (110 bytes) |",
+		"| 548 | A | `read` | -1 EAGAIN (Resource temporarily unavailable) | 24 | reads again and finds nothing",
+		"```mermaid\nsequenceDiagram\n    participant K as kernel\n    participant A as thread A\n    participant B as thread B\n    K-->>A: epoll_pwait returns 1 (woken)\n    A->>K: futex → 1\n",
+		"### uring\n",
+		"_`bin/report -trace`, 2026-12-08 00:18 UTC",
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page has no %q:\n%s", want, page)
+		}
+	}
+	if LifeOfARequest(report.Report{}) != "" {
+		t.Error("results without the run render something")
+	}
+}
