@@ -48,7 +48,9 @@ func Allocs(quick bool, dir string) [][]string {
 			continue
 		}
 		for _, n := range runs {
-			cmds = append(cmds, GoTest("-bench", "^"+InMemoryBenchmark(name)+"$", "-benchtime", fmt.Sprintf("%dx", n), "-benchmem", "-cpu", "1",
+			// -trimpath: the profile names source files by module, not by
+			// where the build machine keeps them.
+			cmds = append(cmds, GoTest("-bench", "^"+InMemoryBenchmark(name)+"$", "-benchtime", fmt.Sprintf("%dx", n), "-benchmem", "-cpu", "1", "-trimpath",
 				"-memprofile", filepath.Join(dir, AllocFile(name, n)), "-memprofilerate", "1", t.Package))
 		}
 	}

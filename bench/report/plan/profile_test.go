@@ -20,7 +20,7 @@ func TestProfileCommands(t *testing.T) {
 		t.Errorf("the profile's command:\n%s\nwant\n%s", first, want)
 	}
 	fcgi := strings.Join(cmds[11], " ")
-	if want := "go test -run ^$ -bench ^BenchmarkKeepConn$ -benchtime 2000x -benchmem -cpu 1 -memprofile /r/profiles/fcgi_alloc_2000.pprof -memprofilerate 1 ./servers/fcgi"; fcgi != want {
+	if want := "go test -run ^$ -bench ^BenchmarkKeepConn$ -benchtime 2000x -benchmem -cpu 1 -trimpath -memprofile /r/profiles/fcgi_alloc_2000.pprof -memprofilerate 1 ./servers/fcgi"; fcgi != want {
 		t.Errorf("fcgi's first allocation run:\n%s\nwant\n%s", fcgi, want)
 	}
 	q := Profile(true, "nethttp=50000,nginx=90000", "/r/profiles")
