@@ -66,17 +66,17 @@ func ProfileTable(rep report.Report) string {
 		return ""
 	}
 	var b strings.Builder
-	b.WriteString("| server | load | " + strings.Join(report.Categories, " | ") + " | sum | /proc | samples | one sample |\n")
-	b.WriteString("|---|---|" + strings.Repeat("--:|", len(report.Categories)+4) + "\n")
+	b.WriteString("| server | load | req/s | " + strings.Join(report.Categories, " | ") + " | sum | /proc | samples | one sample |\n")
+	b.WriteString("|---|---|--:|" + strings.Repeat("--:|", len(report.Categories)+4) + "\n")
 	for _, r := range p.Rows {
-		cells := []string{r.Server, loadName(r.Load)}
+		cells := []string{r.Server, loadName(r.Load), num(r.ReqPerSec, 0)}
 		for _, c := range r.Categories {
 			cells = append(cells, num(c.USPerReq, 2))
 		}
 		cells = append(cells, "**"+num(r.Profiled(), 2)+"**", num(r.CPU, 2), num(float64(r.Samples), 0), num(r.Resolution(), 4))
 		b.WriteString("| " + strings.Join(cells, " | ") + " |\n")
 	}
-	b.WriteString("\nµs of the server's CPU time per request. Each sample is " + periodText(p) + " of CPU time; a category is its samples × the period ÷ the requests, " +
+	b.WriteString("\nreq/s is the rate the server answered at while perf recorded; the rest is µs of the server's CPU time per request. Each sample is " + periodText(p) + " of CPU time; a category is its samples × the period ÷ the requests, " +
 		"so the categories add up to the sum exactly, but for the rounding of each cell to 0.01 µs. " +
 		"The profile's grain is one sample, the last column: a category is known to about its own square root of samples (a category of 100 samples to ±10 %). " +
 		"The /proc column is the server's CPU per request counted by the kernel over the same run: the samples' sum should be near it.\n")
