@@ -43,6 +43,9 @@ func profiles(rep report.Report, dir string) string {
 	}
 	if len(p.Rows) > 0 {
 		b.WriteString(ProfileTable(rep))
+		if d := ProfileDelta(rep); d != "" {
+			b.WriteString("\n" + d)
+		}
 		b.WriteString("\n![CPU per request by category, one bar per server and load](" + dir + "profile.svg)\n\n")
 		b.WriteString("The flame graphs, one per profile (the folded stacks they are drawn from beside them, `.folded.gz`):\n\n")
 		for _, r := range p.Rows {
@@ -81,6 +84,54 @@ func ProfileTable(rep report.Report) string {
 		"The profile's grain is one sample, the last column: a category is known to about its own square root of samples (a category of 100 samples to ±10 %). " +
 		"The /proc column is the server's CPU per request counted by the kernel over the same run: the samples' sum should be near it.\n")
 	return b.String()
+}
+
+// ProfileDelta is what a request costs more at a quarter of the ceiling
+// than saturated, by category, a row per server profiled at both: the
+// price of a request that arrives alone and pays its own wake-up.
+func ProfileDelta(rep report.Report) string {
+	p := rep.Profiles
+	if p == nil {
+		return ""
+	}
+	var rows []string
+	for _, sat := range p.Rows {
+		if sat.Load != "saturated" {
+			continue
+		}
+		i := slices.IndexFunc(p.Rows, func(r report.ProfileRow) bool { return r.Server == sat.Server && r.Load != "saturated" })
+		if i < 0 {
+			continue
+		}
+		low := p.Rows[i]
+		cells := []string{sat.Server}
+		for k, c := range low.Categories {
+			cells = append(cells, signed(c.USPerReq-sat.Categories[k].USPerReq))
+		}
+		cells = append(cells, "**"+signed(low.Profiled()-sat.Profiled())+"**")
+		rows = append(rows, "| "+strings.Join(cells, " | ")+" |\n")
+	}
+	if len(rows) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("What a request costs more below the ceiling than at it: each category's µs per request at a quarter of the ceiling less saturated, from the same run. " +
+		"Saturated, one wake-up and one wait for readiness serve many requests; at a quarter, a request more often arrives alone and pays them itself, " +
+		"so the difference is mostly the scheduler's and the netpoller's (the wake-up) and the system calls around them. " +
+		"Each cell is two profiles' difference, so its grain is the two rows' one sample added.\n\n")
+	b.WriteString("| server | " + strings.Join(report.Categories, " | ") + " | sum |\n|---|" + strings.Repeat("--:|", len(report.Categories)+1) + "\n")
+	for _, r := range rows {
+		b.WriteString(r)
+	}
+	return b.String()
+}
+
+// signed is v to 0.01 with its sign.
+func signed(v float64) string {
+	if v >= 0 {
+		return "+" + num(v, 2)
+	}
+	return "−" + num(-v, 2)
 }
 
 // periodText is the sampling period of the rows, "100 µs" (or every
