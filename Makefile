@@ -44,7 +44,8 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
 .DEFAULT_GOAL := help
 .PHONY: help servers build $(addprefix bin/,$(TOOLS)) deps test vet fuzz robust soak compare FORCE
-.PHONY: bench bench-ceilings bench-quick bench-sweep bench-scale bench-work bench-latency bench-load
+.PHONY: bench bench-ceilings bench-profile bench-quick bench-sweep bench-scale bench-work
+.PHONY: bench-latency bench-load
 .PHONY: bench-readiness bench-tls bench-h3
 
 # Re-runs and parts are variables, not targets of their own; bin/report
@@ -129,6 +130,11 @@ bench: build deps ## the pick table from one run, <45 min: README; RATE=N prices
 # PART=json, with AGAIN=N only: the blocks' /json ceilings alone, into
 # results/again/N, compared with make bench-ceilings' in results/agreement.md.
 bench-ceilings: build deps ## ceilings in every mode, in-memory costs, ~40 min; docs, COSTS.md
+	$(report)
+
+# The profiles take shares of the ceilings of make bench's run, so that
+# both come from one host.
+bench-profile: build deps ## CPU by function, allocations by site, a request's system calls: docs/
 	$(report)
 
 bench-sweep: build deps ## 1 to 10 000 connections and idle connections, ~25 min; results/

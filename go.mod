@@ -12,6 +12,7 @@ require (
 	github.com/goccy/go-json v0.10.5
 	github.com/goccy/go-yaml v1.19.2
 	github.com/gofiber/fiber/v2 v2.52.15
+	github.com/google/pprof v0.0.0-20261105003125-4bf881d7fb0b
 	github.com/labstack/echo/v4 v4.16.5
 	github.com/panjf2000/gnet/v2 v2.9.7
 	github.com/quic-go/quic-go v0.65.0

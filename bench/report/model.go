@@ -288,6 +288,12 @@ type Report struct {
 	// Robustness is the robustness suite's page, as the pick table's
 	// hostile-clients column reads it (ReadRobustness).
 	Robustness *Robustness `json:"robustness,omitempty"`
+	// Profiles is bin/report -profile's run: CPU profiles by category
+	// and allocations by site (AddProfile).
+	Profiles *Profiles `json:"profiles,omitempty"`
+	// Traces are bin/report -trace's system calls of a request, a server
+	// each (AddTrace).
+	Traces []Trace `json:"traces,omitempty"`
 	// Repeat is how far the ceilings' ratios to nginx moved between
 	// separate invocations of make bench (ReadRepeat), when there were any.
 	Repeat *Repeat `json:"repeat,omitempty"`

@@ -32,7 +32,8 @@ var Programs = []Program{
 	{"pgrep", "procps", "servers/fcgi/serve.sh: waits for the application to exit"},
 	{"java", "default-jre-headless", "bench/loadgen: HdrHistogram's own tools read loadgen's logs"},
 	{"/usr/share/java/hdrhistogram.jar", "libhdrhistogram-java", "bench/loadgen: HdrHistogram's own tools read loadgen's logs"},
-	{"perf", "linux-perf", "bench: make bench-load counts system calls and epoll_waits per request on the kernel's tracepoints"},
+	{"perf", "linux-perf", "bench: make bench-load counts system calls and epoll_waits per request on the kernel's tracepoints; make bench-profile records where the CPU goes"},
+	{"strace", "strace", "bench: make bench-profile traces the system calls of one keep-alive request"},
 	{"rsvg-convert", "librsvg2-bin", "looking at the report's charts (results/*.svg) as PNG"},
 	{"make", "make", "make test and the bench targets; bench's Ctrl-C test runs make bench-quick"},
 }

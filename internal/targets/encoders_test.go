@@ -17,7 +17,11 @@ func TestEncoders(t *testing.T) {
 			t.Errorf("%s: no entry in Encoders", s.Name)
 			continue
 		}
-		files, err := filepath.Glob(filepath.Join("../..", s.Package, "*.go"))
+		pkg := s.Package
+		if e.In != "" {
+			pkg = e.In
+		}
+		files, err := filepath.Glob(filepath.Join("../..", pkg, "*.go"))
 		if err != nil || len(files) == 0 {
 			t.Fatalf("%s: no Go files in %s (%v)", s.Name, s.Package, err)
 		}
@@ -33,7 +37,7 @@ func TestEncoders(t *testing.T) {
 			found = found || strings.Contains(string(b), e.Call+"(")
 		}
 		if !found {
-			t.Errorf("%s: no call %s( in %s", s.Name, e.Call, s.Package)
+			t.Errorf("%s: no call %s( in %s", s.Name, e.Call, pkg)
 		}
 	}
 	if len(Encoders) != len(Servers()) {

@@ -54,6 +54,10 @@ var documents = []document{
 		"capacity": of(render.CapacityTable, report.LoadSection, report.CapacitySection)}},
 	{"docs/loadgen.md", map[string]section{"clients": of(render.ClientsTable)}},
 	{"docs/servers.md", map[string]section{"servers-code": of(render.ServersCode)}},
+	{"docs/profiles.md", map[string]section{
+		"profiles":      of(render.ProfilesPage, report.ProfileSection),
+		"profile-rules": of(render.RuleList)}},
+	{"docs/life-of-a-request.md", map[string]section{"life": of(render.LifeOfARequest, report.TraceSection)}},
 	{"bench/COSTS.md", map[string]section{
 		"conditions":      of(render.Conditions, report.CeilingsSection),
 		"costs-keepalive": of(render.Caption(render.CostsKeepAlive), report.CeilingsSection),
@@ -102,6 +106,12 @@ func beginMarker(name string) string {
 		from = "make bench-tls PART=h3 writes it from results/results.json"
 	case "costs-minwait":
 		from = "make bench-load PART=min-wait writes it from results/results.json"
+	case "profiles":
+		from = "make bench-profile writes it from results/results.json"
+	case "life":
+		from = "make bench-profile writes it from results/results.json"
+	case "profile-rules":
+		from = "bin/report -docs writes it from bench/report's rules"
 	case "hosts", "costs-model":
 		from = "bin/report writes it from results/hosts"
 	case "servers-code":

@@ -52,12 +52,13 @@ type makeRun struct {
 }
 
 // quickFlags are make bench-quick's: a smoke run of every part.
-var quickFlags = strings.Fields("-pick -run -work -uring -latency -load -readiness -tls -newconn -h3 -min-wait -quick")
+var quickFlags = strings.Fields("-pick -profile -trace -run -work -uring -latency -load -readiness -tls -newconn -h3 -min-wait -quick")
 
 var makeRuns = []makeRun{
 	{target: "bench", flags: []string{"-pick"}, docs: true},
 	{target: "bench-ceilings", flags: []string{"-run"}, docs: true, agree: agreeCeilings},
 	{target: "bench-ceilings", part: "json", flags: []string{"-run", "-modes", "json"}, docs: true, agree: agreeCeilings, againOnly: true},
+	{target: "bench-profile", flags: []string{"-profile", "-trace", "-ceilings-from", "results/pick.txt"}, docs: true},
 	{target: "bench-sweep", flags: []string{"-sweep", "-sweep-n", "50000"}, docs: true},
 	{target: "bench-scale", flags: []string{"-scale", "-n", "100000", "-out", "results"}},
 	{target: "bench-quick", flags: quickFlags},

@@ -30,7 +30,7 @@ func TestCheck(t *testing.T) {
 		{"-docs -quick", "-docs takes a full run's figures, not -quick's"},
 		{"-out results x", `unexpected arguments ["x"] (the comparisons are subcommands: report agree DIR,DIR...)`},
 		{"-again 2", "-again and -part take -make TARGET"},
-		{"-make bench-nope", "-make bench-nope: no such target; bin/report runs bench, bench-ceilings, bench-sweep, bench-scale, bench-quick, bench-work, bench-latency, bench-load, bench-readiness, bench-tls"},
+		{"-make bench-nope", "-make bench-nope: no such target; bin/report runs bench, bench-ceilings, bench-profile, bench-sweep, bench-scale, bench-quick, bench-work, bench-latency, bench-load, bench-readiness, bench-tls"},
 		{"-make bench -again= -part=", ""},
 		{"-make bench -again=2", "make bench takes neither AGAIN nor PART"},
 		{"-make bench-ceilings -again= -part=", ""},

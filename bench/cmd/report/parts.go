@@ -157,10 +157,32 @@ var parts = []part{
 			n := plan.Blocks(o.quick, o.minWaitBlocks)
 			return n, plan.MinWait(o.quick, n, c, o.minWaits), nil
 		}},
+	{flag: "profile", section: report.ProfileSection, file: report.ProfileSection + ".txt", count: "rounds", ceilings: true,
+		usage: "record each server's CPU profile saturated and at a quarter of its ceiling, and each Go stack's allocations by site, into profile.txt and profiles/ first",
+		plan: func(o *options, c string) (int, [][]string, error) {
+			dir, err := filepath.Abs(filepath.Join(o.out, report.ProfileDir))
+			if err != nil {
+				return 0, nil, err
+			}
+			return 1, plan.Profile(o.quick, c, dir), os.MkdirAll(dir, 0o755)
+		}},
+	{flag: "trace", section: report.TraceSection, file: report.TraceSection + ".txt", count: "rounds",
+		usage: "trace the system calls of a few keep-alive requests on nethttp, fasthttp, gnet and uring into trace.txt and traces/ first",
+		plan: func(o *options, _ string) (int, [][]string, error) {
+			dir, err := filepath.Abs(filepath.Join(o.out, report.TraceDir))
+			if err != nil {
+				return 0, nil, err
+			}
+			return 1, plan.Trace(dir), os.MkdirAll(dir, 0o755)
+		}},
 	{flag: "latency", section: report.LatencySection, file: "latency.txt", count: "latency-rounds", ceilings: true,
 		usage: "run the servers at fixed rates into latency.txt first, their HdrHistogram logs into latency/",
 		plan:  latencyPlan, finish: keepLogs},
 }
+
+// ownReaders are the parts whose files report.Read does not read: each
+// has a reader of its own.
+var ownReaders = []string{report.MinWaitSection, report.PickSection, report.ProfileSection, report.TraceSection}
 
 // then is a stopping rule as a Then, none when there is no rule (a nil
 // *Rule in an interface would not be nil).
@@ -220,7 +242,8 @@ func files(dir string) map[string]string {
 	for _, p := range parts {
 		// report.AddMinWait reads min-wait's file, and report.ReadPick
 		// the pick run's on its own: no other run's figure may join it.
-		if p.section != report.MinWaitSection && p.section != report.PickSection {
+		// (as AddProfile and AddTrace read theirs).
+		if !slices.Contains(ownReaders, p.section) {
 			m[p.section] = filepath.Join(dir, p.file)
 		}
 	}

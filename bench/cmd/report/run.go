@@ -73,9 +73,12 @@ func runParts(o *options) error {
 func readReport(dir string) (report.Report, error) {
 	rep, err := report.Read(files(dir))
 	minWait := filepath.Join(dir, report.MinWaitSection+".txt")
-	pick := filepath.Join(dir, report.PickFile)
-	if errors.Is(err, report.ErrNoResults) && (report.Stat(minWait) == nil || report.Stat(pick) == nil) {
-		// A -min-wait or -pick run alone: its part only.
+	alone := false
+	for _, s := range ownReaders {
+		alone = alone || report.Stat(filepath.Join(dir, s+".txt")) == nil
+	}
+	if errors.Is(err, report.ErrNoResults) && alone {
+		// A -min-wait, -pick, -profile or -trace run alone: its part only.
 		rep, err = report.Report{Sections: map[string]report.Section{}}, nil
 	}
 	if err != nil {
@@ -86,6 +89,12 @@ func readReport(dir string) (report.Report, error) {
 		return rep, fmt.Errorf("%v: run with one of %s", err, strings.Join(flags, ", "))
 	}
 	if err := report.AddMinWait(&rep, minWait); err != nil {
+		return rep, err
+	}
+	if err := report.AddProfile(&rep, filepath.Join(dir, report.ProfileSection+".txt"), filepath.Join(dir, report.ProfileDir)); err != nil {
+		return rep, err
+	}
+	if err := report.AddTrace(&rep, filepath.Join(dir, report.TraceSection+".txt"), filepath.Join(dir, report.TraceDir)); err != nil {
 		return rep, err
 	}
 	// The hosts first: without a re-run beside it, Repeat reads them.

@@ -34,6 +34,7 @@ var reportParts = []render.Part{
 	{From: []string{report.CeilingsSection}, Title: "Every host side by side", Render: render.HostsSection},
 	{From: []string{report.CeilingsSection}, Title: "Why the ratios move between hosts", Render: func(rep report.Report) string { return render.HostModel(rep.Hosts) }},
 	{From: []string{report.CeilingsSection, report.LoadSection, report.WhySection}, Title: "Where the time goes: user, kernel and system calls", Render: render.CostsSplit},
+	{From: []string{report.ProfileSection}, Title: "Where the time goes, by function (make bench-profile)", Render: render.ProfilesPart},
 }
 
 // write writes results.json, REPORT.md and the charts into dir; a chart
@@ -48,6 +49,7 @@ func write(dir string, rep report.Report) error {
 		"REPORT.md":    render.Markdown(rep, reportParts),
 		"ceilings.svg": render.CeilingsSVG(rep),
 		"pick.svg":     render.PickSVG(rep),
+		"profile.svg":  render.ProfileSVG(rep),
 		"sweep.svg":    render.SweepSVG(rep),
 		"cpu.svg":      render.CPUSVG(rep),
 		"memory.svg":   render.MemorySVG(rep),
