@@ -5,8 +5,8 @@
 // pool runs the handlers, each connection's in order.
 //
 // At /json it answers a page.Message encoded on every request by
-// encoding/json's json.NewEncoder(w).Encode, 28 bytes with its newline, as
-// nethttp does.
+// encoding/json's json.NewEncoder(&b).Encode into a buffer, 28 bytes with
+// its newline, sent with its Content-Length.
 //
 // nbhttp's parser accepts much that RFC 9112 asks a server to refuse;
 // unless -bare, a guard (guard.go) shows it only requests the project's

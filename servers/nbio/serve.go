@@ -52,81 +52,105 @@ func parseFlags() config {
 // serve runs the engine with h until SIGINT or SIGTERM, then stops it
 // gracefully.
 func serve(c config, h http.Handler) error {
-	// nbio logs every start, stop and failed accept; the listener below
-	// logs the failed accepts, at most one line a second.
-	logging.SetLevel(logging.LevelNone)
 	// Catch signals before listening: once a client can connect, a
 	// signal must mean a graceful stop, not the default exit.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	inner, err := net.Listen("tcp", c.addr)
+	ln, err := net.Listen("tcp", c.addr)
 	if err != nil {
 		return err
 	}
-	ln := newListener(inner)
-	e := nbhttp.NewEngine(nbhttp.Config{
+	s, err := start(ln, c, h)
+	if err != nil {
+		return err
+	}
+	log.Printf("nbio: listening on %s (GOMAXPROCS=%d)", ln.Addr(), runtime.GOMAXPROCS(0))
+	<-ctx.Done()
+	s.shutdown()
+	return nil
+}
+
+// server is a running engine.
+type server struct {
+	e  *nbhttp.Engine
+	ln *listener
+	g  *guards // nil with -bare
+}
+
+// start serves h on inner with nbhttp's engine, guarded unless c.bare.
+func start(inner net.Listener, c config, h http.Handler) (*server, error) {
+	// nbio logs every start, stop and failed accept; the listener below
+	// logs the failed accepts, at most one line a second.
+	logging.SetLevel(logging.LevelNone)
+	s := &server{ln: newListener(inner)}
+	s.e = nbhttp.NewEngine(nbhttp.Config{
 		Network: "tcp",
-		Addrs:   []string{c.addr},
+		Addrs:   []string{inner.Addr().String()},
 		// The engine listens through Listen: hand it ours, already bound.
-		Listen:  func(string, string) (net.Listener, error) { return ln, nil },
+		Listen:  func(string, string) (net.Listener, error) { return s.ln, nil },
 		NPoller: 1, // one event loop reads every connection
 		Handler: h,
 		// The deadline of a connection waiting for its next request.
 		KeepaliveTime: c.idleTimeout,
 	})
-	var g *guards
 	if !c.bare {
-		g = newGuards(e, c.headerTimeout)
+		s.g = newGuards(s.e, c.headerTimeout)
 	}
-	if err := e.Start(); err != nil {
-		return err
-	}
-	log.Printf("nbio: listening on %s (GOMAXPROCS=%d)", inner.Addr(), runtime.GOMAXPROCS(0))
-	<-ctx.Done()
-	// Stop accepting, let the requests in flight be answered, then stop;
-	// the contract allows 5 s in all.
-	ln.drain()
-	sctx, cancel := context.WithTimeout(context.Background(), 4*time.Second)
-	defer cancel()
-	if g != nil {
-		g.drain(sctx)
-	}
-	e.Stop()
-	return nil
+	return s, s.e.Start()
 }
 
-// contract wraps h with what net/http's server does and nbhttp leaves to
-// the handler: every answer names the stack, HEAD gets no body, and an
-// HTTP/1.0 request that asks to keep its connection is told it is kept.
-func contract(h http.Handler) http.Handler {
+// shutdown stops accepting, lets the requests in flight be answered, then
+// stops the engine; the contract allows 5 s in all.
+func (s *server) shutdown() {
+	s.ln.drain()
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Second)
+	defer cancel()
+	if s.g != nil {
+		s.g.drain(ctx)
+	}
+	s.e.Stop()
+}
+
+// contract serves mux with what net/http's server does and nbhttp leaves
+// to the handler: every answer names the stack, an HTTP/1.0 request that
+// asks to keep its connection is told it is kept, and an answer whose
+// handler sets no Content-Length (the mux's 404 and 405, which nbhttp would
+// send chunked) and every answer to HEAD are sized: net/http sets
+// Content-Length for a small body, and sends none for HEAD.
+func contract(mux *http.ServeMux) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Server", "nbio")
 		if r.ProtoMinor == 0 && !r.Close {
 			w.Header().Set("Connection", "keep-alive")
 		}
-		if r.Method != http.MethodHead {
-			h.ServeHTTP(w, r)
+		h, pattern := mux.Handler(r)
+		if pattern != "" && r.Method != http.MethodHead {
+			h.ServeHTTP(w, r) // the page and /json set Content-Length
 			return
 		}
-		hw := &headWriter{ResponseWriter: w, status: http.StatusOK}
-		h.ServeHTTP(hw, r)
-		if hw.Header().Get("Content-Length") == "" {
-			hw.Header().Set("Content-Length", strconv.Itoa(hw.n))
+		sw := &sizedWriter{ResponseWriter: w, status: http.StatusOK}
+		h.ServeHTTP(sw, r)
+		w.Header().Set("Content-Length", strconv.Itoa(len(sw.body)))
+		w.WriteHeader(sw.status)
+		if r.Method != http.MethodHead {
+			w.Write(sw.body)
 		}
-		w.WriteHeader(hw.status)
 	})
 }
 
-// headWriter answers HEAD with the GET's headers and no body: it counts
-// the body for its Content-Length, as net/http does, where nbhttp would
-// send it, or for a body of unknown length, a chunked one's last chunk.
-type headWriter struct {
+// sizedWriter holds an answer's status and body until its handler returns.
+type sizedWriter struct {
 	http.ResponseWriter
-	status, n int
+	status int
+	body   []byte
 }
 
-func (w *headWriter) WriteHeader(status int)      { w.status = status }
-func (w *headWriter) Write(p []byte) (int, error) { w.n += len(p); return len(p), nil }
+func (w *sizedWriter) WriteHeader(status int) { w.status = status }
+
+func (w *sizedWriter) Write(p []byte) (int, error) {
+	w.body = append(w.body, p...)
+	return len(p), nil
+}
 
 // listener is the engine's listener. nbio's accept loop retries at once on
 // every error but a timeout, until the engine stops: on a closed listener,
