@@ -71,6 +71,7 @@ type conn struct {
 	sending  bool // a send is in flight: the next waits for it
 
 	served  int           // responses read on this connection
+	budget  int           // requests the connection may still be given (Config.PerConn); -1: no limit
 	begin   time.Duration // connection start
 	connDur time.Duration // establishment time, not yet given to a request
 	active  time.Duration // last send or received byte, for the timeout
@@ -278,8 +279,18 @@ func (l *loop) abort(err error) {
 // open starts connecting c. In a closed loop it takes c's first batch now,
 // so no connection opens without a request to send.
 func (l *loop) open(c *conn, now time.Duration) {
+	// Requests carried over from a connection the server ended go again on
+	// this one, and count against its PerConn.
+	c.budget = -1
+	if l.cfg.PerConn > 0 {
+		c.budget = max(l.cfg.PerConn-c.inflight, 0)
+	}
 	if l.pace == nil && c.inflight == 0 && c.reserved == 0 {
 		k := l.cfg.Pipeline
+		if c.budget >= 0 {
+			k = min(k, c.budget)
+			c.budget -= k
+		}
 		if l.left >= 0 {
 			k = min(k, l.left)
 			l.left -= k
@@ -423,6 +434,9 @@ func (l *loop) take(c *conn, now time.Duration) int {
 		return 0
 	}
 	k := l.cfg.Pipeline - c.inflight
+	if c.budget >= 0 {
+		k = min(k, c.budget)
+	}
 	if l.pace != nil {
 		k = min(k, l.pace.due(now))
 		if k > 0 && l.starved {
@@ -434,6 +448,9 @@ func (l *loop) take(c *conn, now time.Duration) int {
 	if l.left > 0 {
 		k = min(k, l.left)
 		l.left -= k
+	}
+	if c.budget > 0 {
+		c.budget -= k
 	}
 	l.inflight += k
 	return k
@@ -540,6 +557,11 @@ func (l *loop) parse(c *conn, b []byte, now time.Duration) bool {
 		}
 		keep := c.p.keepAlive && l.cfg.KeepAlive
 		l.complete(c, now)
+		if c.budget == 0 && c.inflight == 0 {
+			// PerConn requests answered: the client closes, as a
+			// browser or a pool does, and opens another.
+			keep = false
+		}
 		if !keep {
 			l.close(c, now)
 			return false

@@ -92,11 +92,28 @@ func start(inner net.Listener, c config, h http.Handler) (*server, error) {
 		Handler: h,
 		// The deadline of a connection waiting for its next request.
 		KeepaliveTime: c.idleTimeout,
+		// nbio reads on while a client leaves its answers unread, and
+		// would queue them without bound: past 64 KiB unsent (about 200
+		// answers) it closes the connection instead.
+		MaxWriteBufferSize: 64 << 10,
+		ServerExecutor:     executor(),
 	})
 	if !c.bare {
 		s.g = newGuards(s.e, c.headerTimeout)
 	}
 	return s, s.e.Start()
+}
+
+// executor is where nbhttp runs the handlers: on the event loop itself, a
+// connection's requests in turn as their bytes are parsed, as a fast
+// handler is run on a loop. With -work, on nbio's task pool (nil), its
+// default, so that a handler that waits blocks only its connection: nbio
+// still runs each connection's requests in order.
+func executor() func(func()) {
+	if work.On() {
+		return nil
+	}
+	return func(f func()) { f() }
 }
 
 // shutdown stops accepting, lets the requests in flight be answered, then
