@@ -40,13 +40,15 @@ import (
 // engine drains them.
 type guards struct {
 	timeout time.Duration // the header timeout
+	inline  bool          // the handlers run on the loop, as nbhttp parses
 	mu      sync.Mutex
 	conns   map[*nbio.Conn]*guard // nil until a connection's first bytes
 }
 
-// newGuards puts a guard before nbhttp's parser on every connection of e.
-func newGuards(e *nbhttp.Engine, timeout time.Duration) *guards {
-	s := &guards{timeout: timeout, conns: map[*nbio.Conn]*guard{}}
+// newGuards puts a guard before nbhttp's parser on every connection of e,
+// and with inline runs the handlers on the loop.
+func newGuards(e *nbhttp.Engine, timeout time.Duration, inline bool) *guards {
+	s := &guards{timeout: timeout, inline: inline, conns: map[*nbio.Conn]*guard{}}
 	e.OnOpen(func(c net.Conn) {
 		if nc, ok := c.(*nbio.Conn); ok {
 			s.mu.Lock()
@@ -67,6 +69,12 @@ func newGuards(e *nbhttp.Engine, timeout time.Duration) *guards {
 	e.Engine.OnData(func(c *nbio.Conn, data []byte) {
 		if p, ok := c.Session().(*nbhttp.Parser); ok {
 			g := &guard{Parser: p, c: c, s: s}
+			if s.inline {
+				// Each request's handler runs as nbhttp parses it, on
+				// the loop; a close still goes through the connection's
+				// queue, to nbio's task pool, and waits for the parse.
+				p.Execute = nbhttp.SyncExecutor
+			}
 			c.SetSession(g)
 			s.mu.Lock()
 			s.conns[c] = g
@@ -233,9 +241,9 @@ func (g *guard) refuse(status int) {
 	g.busy.Store(false)
 	resp := http1.AppendResponse(nil, "nbio", http1.ErrorReply(status), false, http1.ConnClose,
 		time.Now().UTC().AppendFormat(nil, http.TimeFormat))
-	c := g.c
+	c, w := g.c, g.UnderlayerConn() // w: over TLS, the TLS connection
 	c.Execute(func() {
-		c.Write(resp)
+		w.Write(resp)
 		// Shut the write side and close a second later, or once the
 		// client closes: the status is read before any reset.
 		if rc, err := c.SyscallConn(); err == nil {

@@ -11,7 +11,7 @@ import (
 
 // serveTest starts the server as main does on a loopback port and returns its
 // address.
-func serveTest(t *testing.T, headerTimeout time.Duration, bare bool) string {
+func serveTest(t testing.TB, headerTimeout time.Duration, bare bool) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -2,8 +2,8 @@
 // nbhttp engine: net/http's own ServeMux and handlers, run on an epoll event
 // loop of nbio's instead of a goroutine per connection. One poller reads
 // every connection into nbio's buffers, parses the requests and runs their
-// handlers; with -work-cpu or -work-wait, nbio's task pool runs the
-// handlers, each connection's in order.
+// handlers; with -work-cpu or -work-wait (or -bare), nbio's task pool runs
+// the handlers, each connection's in order.
 //
 // At /json it answers a page.Message encoded on every request by
 // encoding/json's json.NewEncoder(&b).Encode into a buffer, 28 bytes with

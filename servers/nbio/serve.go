@@ -83,12 +83,14 @@ func start(inner net.Listener, c config, h http.Handler) (*server, error) {
 	// logs the failed accepts, at most one line a second.
 	logging.SetLevel(logging.LevelNone)
 	s := &server{ln: newListener(inner)}
-	s.e = nbhttp.NewEngine(nbhttp.Config{
+	cfg := nbhttp.Config{
 		Network: "tcp",
 		Addrs:   []string{inner.Addr().String()},
 		// The engine listens through Listen: hand it ours, already bound.
-		Listen:  func(string, string) (net.Listener, error) { return s.ln, nil },
-		NPoller: 1, // one event loop reads every connection
+		Listen: func(string, string) (net.Listener, error) { return s.ln, nil },
+		// An event loop per core the runtime may use: under GOMAXPROCS=1,
+		// one loop reads every connection.
+		NPoller: runtime.GOMAXPROCS(0),
 		Handler: h,
 		// The deadline of a connection waiting for its next request.
 		KeepaliveTime: c.idleTimeout,
@@ -96,24 +98,17 @@ func start(inner net.Listener, c config, h http.Handler) (*server, error) {
 		// would queue them without bound: past 64 KiB unsent (about 200
 		// answers) it closes the connection instead.
 		MaxWriteBufferSize: 64 << 10,
-		ServerExecutor:     executor(),
-	})
+	}
+	s.e = nbhttp.NewEngine(cfg)
 	if !c.bare {
-		s.g = newGuards(s.e, c.headerTimeout)
+		// The handlers run on the loop, as a fast handler is run on an
+		// event loop; with -work, on nbio's task pool, its default, so
+		// that a handler that waits blocks only its connection (nbio
+		// still runs each connection's requests in order). With -bare,
+		// on the pool, as nbio runs out of the box.
+		s.g = newGuards(s.e, c.headerTimeout, !work.On())
 	}
 	return s, s.e.Start()
-}
-
-// executor is where nbhttp runs the handlers: on the event loop itself, a
-// connection's requests in turn as their bytes are parsed, as a fast
-// handler is run on a loop. With -work, on nbio's task pool (nil), its
-// default, so that a handler that waits blocks only its connection: nbio
-// still runs each connection's requests in order.
-func executor() func(func()) {
-	if work.On() {
-		return nil
-	}
-	return func(f func()) { f() }
 }
 
 // shutdown stops accepting, lets the requests in flight be answered, then
