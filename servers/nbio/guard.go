@@ -133,84 +133,96 @@ func (g *guard) Parse(data []byte) error {
 	if g.refused {
 		return nil // read and dropped until the close
 	}
-	in := data
+	s := scan{in: data, r: g.held}
 	if len(g.buf) > 0 {
 		g.buf = append(g.buf, data...)
-		in = g.buf
+		s.in = g.buf
 	}
-	// Checked bytes move to the front of in: in[:w] is passed on, in[c:]
-	// is kept, of which in[c:r] is checked and held.
-	w, c, r := 0, 0, g.held
-	fail, status := false, 0
-	var err error
-	pass := func() {
-		if w > 0 && err == nil {
-			err = g.Parser.Parse(in[:w])
-		}
-		w = 0
+	for g.step(&s) {
 	}
-	for !fail {
-		if g.p.Idle() {
-			for len(in)-r >= 2 && in[r] == '\r' && in[r+1] == '\n' {
-				r += 2 // an empty line before a request line: dropped
-				c = r
-			}
-			if len(in) == r || len(in)-r == 1 && in[r] == '\r' {
-				break
-			}
-		}
-		// In a chunked body, a line at a time, so that the last chunk's
-		// line is read alone.
-		end := len(in)
-		if g.p.InBody() && g.p.Req.Chunked && !g.p.InTrailer() {
-			if i := bytes.IndexByte(in[r:], '\n'); i >= 0 {
-				end = r + i + 1
-			}
-		}
-		n, ev := g.p.Parse(in[r:end])
-		r += n
-		switch {
-		case ev == http1.Fail:
-			fail, status = true, g.p.Status
-		case ev == http1.Header && !nbhttpMethods[string(g.p.Req.Method)]:
-			fail, status = true, http.StatusNotImplemented
-		case ev == http1.Header:
-			w = g.passHead(in, w, c, r)
-			c = r
-		case g.p.InTrailer():
-			// The last chunk's line, then the trailer fields, held until
-			// the trailer section ends, then dropped: nbhttp refuses a
-			// trailer field not announced in Trailer.
-			if !g.trailer {
-				g.trailer = true
-				c = r
-			}
-		case ev == http1.Done && g.trailer:
-			g.trailer = false
-			pass()
-			if err == nil {
-				err = g.Parser.Parse([]byte("0\r\n\r\n"))
-			}
-			c = r
-		default:
-			w += copy(in[w:], in[c:r])
-			c = r
-		}
-		if ev == http1.Done {
-			g.armed = false
-		}
-		if ev == http1.More && end == len(in) {
-			break
-		}
-	}
-	pass()
-	if fail {
-		g.refuse(status)
+	s.pass(g)
+	if s.status != 0 {
+		g.refuse(s.status)
 		g.buf, g.held = nil, 0
-		return err
+		return s.err
 	}
-	g.keep(in, c, r)
-	return err
+	g.keep(s.in, s.c, s.r)
+	return s.err
+}
+
+// scan is one Parse's progress through in: checked bytes move to its
+// front, in[:w] to be passed on; in[c:] is kept, of which in[c:r] is
+// checked and held.
+type scan struct {
+	in      []byte
+	w, c, r int
+	status  int   // the refused request's answer; 0 while none is
+	err     error // nbhttp's
+}
+
+// pass gives nbhttp's parser in[:w].
+func (s *scan) pass(g *guard) {
+	if s.w > 0 && s.err == nil {
+		s.err = g.Parser.Parse(s.in[:s.w])
+	}
+	s.w = 0
+}
+
+// step checks the next part of s.in and reports whether there may be more.
+func (g *guard) step(s *scan) bool {
+	in := s.in
+	if g.p.Idle() {
+		for len(in)-s.r >= 2 && in[s.r] == '\r' && in[s.r+1] == '\n' {
+			s.r += 2 // an empty line before a request line: dropped
+			s.c = s.r
+		}
+		if len(in) == s.r || len(in)-s.r == 1 && in[s.r] == '\r' {
+			return false
+		}
+	}
+	// In a chunked body, a line at a time, so that the last chunk's line
+	// is read alone.
+	end := len(in)
+	if g.p.InBody() && g.p.Req.Chunked && !g.p.InTrailer() {
+		if i := bytes.IndexByte(in[s.r:], '\n'); i >= 0 {
+			end = s.r + i + 1
+		}
+	}
+	n, ev := g.p.Parse(in[s.r:end])
+	s.r += n
+	switch {
+	case ev == http1.Fail:
+		s.status = g.p.Status
+		return false
+	case ev == http1.Header && !nbhttpMethods[string(g.p.Req.Method)]:
+		s.status = http.StatusNotImplemented
+		return false
+	case ev == http1.Header:
+		s.w = g.passHead(in, s.w, s.c, s.r)
+		s.c = s.r
+	case g.p.InTrailer():
+		// The last chunk's line, then the trailer fields, held until the
+		// trailer section ends, then dropped: nbhttp refuses a trailer
+		// field not announced in Trailer.
+		if !g.trailer {
+			g.trailer = true
+			s.c = s.r
+		}
+	case ev == http1.Done && g.trailer:
+		g.trailer = false
+		s.pass(g)
+		if s.err == nil {
+			s.err = g.Parser.Parse([]byte("0\r\n\r\n"))
+		}
+		s.c = s.r
+	default:
+		s.w += copy(in[s.w:], in[s.c:s.r])
+		s.c = s.r
+	}
+	if ev == http1.Done {
+		g.armed = false
+	}
+	return ev != http1.More || end < len(in)
 }
 
 // keep holds in[c:], of which in[c:r] is checked, until more is read, and
