@@ -2,8 +2,8 @@
 // nbhttp engine: net/http's own ServeMux and handlers, run on an epoll event
 // loop of nbio's instead of a goroutine per connection. One poller reads
 // every connection into nbio's buffers, parses the requests and runs their
-// handlers; with -work-cpu or -work-wait (or -bare), nbio's task pool runs
-// the handlers, each connection's in order.
+// handlers; with -work-wait (or -bare), nbio's task pool runs the
+// handlers, each connection's in order.
 //
 // At /json it answers a page.Message encoded on every request by
 // encoding/json's json.NewEncoder(&b).Encode into a buffer, 28 bytes with
@@ -35,7 +35,7 @@ var work page.Work
 // nbhttp leaves to a handler, contract (serve.go) does for every answer.
 func hello(w http.ResponseWriter, r *http.Request) {
 	if work.On() {
-		// With work, the handler runs on nbio's task pool, off the
+		// With a wait, the handler runs on nbio's task pool, off the
 		// event loop: waiting blocks only this connection's requests.
 		work.Do()
 	}

@@ -101,12 +101,12 @@ func start(inner net.Listener, c config, h http.Handler) (*server, error) {
 	}
 	s.e = nbhttp.NewEngine(cfg)
 	if !c.bare {
-		// The handlers run on the loop, as a fast handler is run on an
-		// event loop; with -work, on nbio's task pool, its default, so
-		// that a handler that waits blocks only its connection (nbio
-		// still runs each connection's requests in order). With -bare,
-		// on the pool, as nbio runs out of the box.
-		s.g = newGuards(s.e, c.headerTimeout, !work.On())
+		// The handlers run on the loop, as a handler that does not
+		// block is run on an event loop; with -work-wait, on nbio's task
+		// pool, its default, so that a handler that waits blocks only
+		// its connection (nbio still runs each connection's requests in
+		// order). With -bare, on the pool, as nbio runs out of the box.
+		s.g = newGuards(s.e, c.headerTimeout, work.Wait == 0)
 	}
 	return s, s.e.Start()
 }
