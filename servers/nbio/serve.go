@@ -12,6 +12,7 @@ import (
 	"os/signal"
 	"runtime"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -79,10 +80,8 @@ type server struct {
 
 // start serves h on inner with nbhttp's engine, guarded unless c.bare.
 func start(inner net.Listener, c config, h http.Handler) (*server, error) {
-	// nbio logs every start, stop and failed accept; the listener below
-	// logs the failed accepts, at most one line a second.
-	logging.SetLevel(logging.LevelNone)
 	s := &server{ln: newListener(inner)}
+	logging.SetLogger(acceptLog{s.ln.log})
 	cfg := nbhttp.Config{
 		Network: "tcp",
 		Addrs:   []string{inner.Addr().String()},
@@ -162,6 +161,24 @@ func (w *sizedWriter) WriteHeader(status int) { w.status = status }
 func (w *sizedWriter) Write(p []byte) (int, error) {
 	w.body = append(w.body, p...)
 	return len(p), nil
+}
+
+// acceptLog is nbio's logger: as net/http's error log, it says only why
+// a connection could not be taken once accepted ("AddConn...failed", such
+// as a descriptor nbio could not dup), at most a line a second with the
+// listener's own failed accepts; nbio's starts, stops, failed requests and
+// its word on failed accepts (that its loop exits, which it does not) go
+// unsaid.
+type acceptLog struct{ l *log.Logger }
+
+func (acceptLog) Debug(string, ...any) {}
+func (acceptLog) Info(string, ...any)  {}
+func (acceptLog) Warn(string, ...any)  {}
+
+func (a acceptLog) Error(format string, v ...any) {
+	if strings.HasPrefix(format, "AddConn") {
+		a.l.Printf(format, v...)
+	}
 }
 
 // listener is the engine's listener. nbio's accept loop retries at once on
