@@ -15,7 +15,7 @@ import (
 
 var (
 	flagServers = flag.String("servers", "", "comma-separated servers to measure (default: every Go server and reference)")
-	flagModes   = flag.String("modes", "", "comma-separated modes: keepalive, close, pipeline, json (default: all)")
+	flagModes   = flag.String("modes", "", "comma-separated modes: keepalive, close, pipeline, json, conn10 (default: all)")
 	flagConns   = flag.Int("conns", 50, "connections of the ceiling benchmarks")
 	flagSweep   = flag.String("sweep", "1,10,50,100,1000,5000,10000", "connection counts of BenchmarkSweep")
 	flagIdle    = flag.String("idle", "1000,10000", "connection counts of BenchmarkIdle")
@@ -358,10 +358,10 @@ func modes(b *testing.B) []Mode {
 	var ms []Mode
 	for _, m := range strings.Split(*flagModes, ",") {
 		switch Mode(m) {
-		case KeepAlive, Close, Pipeline, JSON:
+		case KeepAlive, Close, Pipeline, JSON, Conn10:
 			ms = append(ms, Mode(m))
 		default:
-			b.Fatalf("-modes: unknown mode %q (keepalive, close, pipeline, json)", m)
+			b.Fatalf("-modes: unknown mode %q (keepalive, close, pipeline, json, conn10)", m)
 		}
 	}
 	return ms

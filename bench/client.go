@@ -28,10 +28,21 @@ const (
 	Close     Mode = "close"     // one connection per request, as ab without -k
 	Pipeline  Mode = "pipeline"  // keep-alive, PipelineDepth requests in flight per connection
 	JSON      Mode = "json"      // keep-alive, each request to the JSON endpoint (page.JSONPath)
+	Conn10    Mode = "conn10"    // keep-alive, ConnRequests requests a connection, then the client closes it and opens another
 )
 
 // Modes lists the modes in report order.
-var Modes = []Mode{KeepAlive, Close, Pipeline, JSON}
+var Modes = []Mode{KeepAlive, Close, Pipeline, JSON, Conn10}
+
+// ConnRequests is the requests a connection carries in Conn10, as a
+// browser's or a pooled client's connections do, and HttpArena's
+// limited-connection profile: between a connection per request, which is
+// the client's work as much as the server's, and one that never ends,
+// which costs the server no setup at all.
+const ConnRequests = 10
+
+// noPerConn is why a client cannot run Conn10.
+const noPerConn = "it has no limit on the requests a connection carries before the client closes it"
 
 // URL is what a load in mode m asks s for: the JSON endpoint in JSON
 // mode, the page in the others.

@@ -21,8 +21,11 @@ func (b Bombardier) Name() string { return "bombardier" }
 
 // Unsupported says why bombardier cannot run m, or "" when it can.
 func (b Bombardier) Unsupported(m Mode) string {
-	if m == Pipeline {
+	switch m {
+	case Pipeline:
 		return "bombardier waits for each response before sending the next request: no pipelining"
+	case Conn10:
+		return noPerConn
 	}
 	return ""
 }

@@ -30,6 +30,9 @@ func (h H2load) bin() string { return cmp.Or(h.Bin, clientSpec("h2load").Binary)
 // reconnects after a "Connection: close" response, but before nghttp2 1.64
 // a timed run that does so never ends (nghttp2 pull request 2249).
 func (h H2load) Unsupported(m Mode) string {
+	if m == Conn10 {
+		return noPerConn
+	}
 	if m != Close {
 		return ""
 	}

@@ -19,8 +19,11 @@ func (h Hey) Name() string { return "hey" }
 
 // Unsupported says why hey cannot run m, or "" when it can.
 func (h Hey) Unsupported(m Mode) string {
-	if m == Pipeline {
+	switch m {
+	case Pipeline:
 		return "hey (Go's net/http client) waits for each response before sending the next request: no pipelining"
+	case Conn10:
+		return noPerConn
 	}
 	return ""
 }

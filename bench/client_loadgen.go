@@ -47,6 +47,8 @@ func (g Loadgen) Args(l Load) []string {
 		args = append(args, "-k")
 	case Pipeline:
 		args = append(args, "-k", "-pipeline", strconv.Itoa(PipelineDepth))
+	case Conn10:
+		args = append(args, "-k", "-per-conn", strconv.Itoa(ConnRequests))
 	}
 	return append(args, l.URL)
 }

@@ -23,6 +23,14 @@ type Wrk struct {
 
 func (w Wrk) Name() string { return "wrk" }
 
+// Unsupported says why wrk cannot run m, or "" when it can.
+func (w Wrk) Unsupported(m Mode) string {
+	if m == Conn10 {
+		return noPerConn
+	}
+	return ""
+}
+
 var (
 	wrkTotal   = regexp.MustCompile(`(\d+) requests in ([0-9.]+)(us|ms|s|m)`)
 	wrkRate    = regexp.MustCompile(`Requests/sec:\s+([0-9.]+)`)
@@ -37,6 +45,9 @@ var (
 func (w Wrk) Run(l Load) (Stats, error) {
 	if err := closedLoop(w, l); err != nil {
 		return Stats{}, err
+	}
+	if why := w.Unsupported(l.Mode); why != "" {
+		return Stats{}, fmt.Errorf("bench: wrk cannot run %s: %s", l.Mode, why)
 	}
 	// wrk takes whole seconds.
 	secs := int((l.Duration + time.Second - 1) / time.Second)

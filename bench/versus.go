@@ -62,7 +62,7 @@ func (v VersusConfig) Check() error {
 		errs = append(errs, fmt.Errorf("unknown client %q: wrk or loadgen", v.Client))
 	}
 	if !slices.Contains(Modes, v.Mode) {
-		errs = append(errs, fmt.Errorf("unknown mode %q: %s, %s, %s or %s", v.Mode, KeepAlive, Close, Pipeline, JSON))
+		errs = append(errs, fmt.Errorf("unknown mode %q: %s, %s, %s, %s or %s", v.Mode, KeepAlive, Close, Pipeline, JSON, Conn10))
 	}
 	if v.Rounds < 1 {
 		errs = append(errs, fmt.Errorf("%d rounds: want 1 or more", v.Rounds))

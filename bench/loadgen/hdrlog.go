@@ -78,6 +78,7 @@ type logMeta struct {
 	Concurrency       int           `json:"concurrency"`
 	KeepAlive         bool          `json:"keepalive"`
 	Pipeline          int           `json:"pipeline"`
+	PerConn           int           `json:"per_conn,omitempty"`
 	Rate              float64       `json:"rate"`
 	Requests          int           `json:"requests"`
 	Engine            string        `json:"engine"`
@@ -104,7 +105,7 @@ func WriteLog(w io.Writer, r *Result) error {
 	m := logMeta{
 		Format: logFormat, URL: r.URL, Host: r.Host, Port: r.Port, Path: r.Path,
 		ServerSoftware: r.ServerSoftware, DocumentLength: r.DocumentLength, AnyLength: r.AnyLength,
-		Concurrency: r.Concurrency, KeepAlive: r.KeepAlive, Pipeline: r.Pipeline, Rate: r.Rate,
+		Concurrency: r.Concurrency, KeepAlive: r.KeepAlive, Pipeline: r.Pipeline, PerConn: r.PerConn, Rate: r.Rate,
 		Requests: r.Requests, Engine: r.Engine, Start: r.Start, ElapsedNS: int64(r.Elapsed),
 		Complete: r.Complete, Failed: r.Failed, Failures: r.Failures, Non2xx: r.Non2xx,
 		Status: r.Status, KeepAliveRequests: r.KeepAliveRequests, Connections: r.Connections,
@@ -254,7 +255,7 @@ func ReadLog(rd io.Reader) (*Result, error) {
 	r := &Result{
 		URL: m.URL, Host: m.Host, Port: m.Port, Path: m.Path, ServerSoftware: m.ServerSoftware,
 		DocumentLength: m.DocumentLength, AnyLength: m.AnyLength, Concurrency: m.Concurrency,
-		KeepAlive: m.KeepAlive, Pipeline: m.Pipeline, Rate: m.Rate, Requests: m.Requests,
+		KeepAlive: m.KeepAlive, Pipeline: m.Pipeline, PerConn: m.PerConn, Rate: m.Rate, Requests: m.Requests,
 		Engine: m.Engine, Start: m.Start, Elapsed: time.Duration(m.ElapsedNS),
 		Complete: m.Complete, Failed: m.Failed, Failures: m.Failures, Non2xx: m.Non2xx,
 		Status: m.Status, KeepAliveRequests: m.KeepAliveRequests, Connections: m.Connections,

@@ -22,6 +22,7 @@ type JSONResult struct {
 	Concurrency         int              `json:"concurrency"`
 	KeepAlive           bool             `json:"keepalive"`
 	Pipeline            int              `json:"pipeline"`
+	PerConn             int              `json:"per_conn,omitempty"`
 	Rate                float64          `json:"rate,omitempty"`
 	Engine              string           `json:"engine"`
 	Start               time.Time        `json:"start,omitzero"` // Result.Start
@@ -140,6 +141,7 @@ func jsonOne(r *Result) *JSONResult {
 		Concurrency:         r.Concurrency,
 		KeepAlive:           r.KeepAlive,
 		Pipeline:            r.Pipeline,
+		PerConn:             r.PerConn,
 		Rate:                r.Rate,
 		Engine:              r.Engine,
 		Start:               r.Start,

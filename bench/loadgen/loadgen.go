@@ -184,6 +184,7 @@ type Config struct {
 	Concurrency int           // connections (ab -c); 0 means 1
 	KeepAlive   bool          // reuse connections (ab -k); else one per request
 	Pipeline    int           // requests in flight per connection, written together (needs KeepAlive); 0 means 1
+	PerConn     int           // requests a connection carries before the client closes it and opens another (needs KeepAlive); 0: no limit
 	Duration    time.Duration // stop when this is up (ab -t, wrk -d); 0: no limit
 	Timeout     time.Duration // a request fails when its connection is silent this long (ab -s); 0: none
 	Rate        float64       // requests per second in total, open loop; 0: closed loop
@@ -305,6 +306,12 @@ func (c Config) Validate() error {
 		return fmt.Errorf("invalid pipeline depth %d (1 to %d)", c.Pipeline, maxPipeline)
 	case c.Pipeline > 1 && !c.KeepAlive:
 		return errors.New("pipelining needs keep-alive: without it a connection carries one request")
+	case c.PerConn < 0:
+		return fmt.Errorf("invalid requests per connection %d", c.PerConn)
+	case c.PerConn > 0 && !c.KeepAlive:
+		return errors.New("requests per connection need keep-alive: without it a connection carries one request")
+	case c.PerConn > 0 && (c.H3 || c.H2):
+		return errors.New("requests per connection apply to HTTP/1.x only")
 	case c.Duration < 0:
 		return fmt.Errorf("invalid duration %v", c.Duration)
 	case c.Timeout < 0:
@@ -611,6 +618,7 @@ func (p *plan) merge() *Result {
 		Concurrency:    cfg.Concurrency,
 		KeepAlive:      cfg.KeepAlive,
 		Pipeline:       cfg.Pipeline,
+		PerConn:        cfg.PerConn,
 		Rate:           cfg.Rate,
 		Requests:       cfg.Requests,
 		Start:          p.sh.start,

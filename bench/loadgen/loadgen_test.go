@@ -122,6 +122,60 @@ func TestExactCount(t *testing.T) {
 	})
 }
 
+// With PerConn, the client closes each connection once it has carried
+// that many requests and opens another, whatever the pipeline depth: n
+// requests at 10 a connection on one connection at a time take n/10
+// connections, each carrying 10, and with several at a time every one
+// carries 10 but those the run's end cut short, at most one a connection
+// slot.
+func TestPerConn(t *testing.T) {
+	eachEngine(t, func(t *testing.T, engine string) {
+		for _, tc := range []struct{ n, c, pipeline, loops int }{
+			{1000, 1, 1, 1},
+			{1000, 1, 3, 1},
+			{1000, 1, 10, 1},
+			{995, 1, 4, 1},
+			{1000, 8, 1, 2},
+			{1000, 8, 4, 2},
+		} {
+			s := newTestServer(t, nil)
+			r := run(t, engine, Config{URL: s.url(), Requests: tc.n, Concurrency: tc.c, KeepAlive: true,
+				Pipeline: tc.pipeline, PerConn: 10, Loops: tc.loops})
+			checkCounts(t, r, tc.n)
+			if r.Complete != int64(tc.n) || r.Failed != 0 || s.received.Load() != int64(tc.n) {
+				t.Errorf("%+v: complete %d failed %d %+v, server received %d", tc, r.Complete, r.Failed, r.Failures, s.received.Load())
+			}
+			// Every response kept its connection: the client closed them.
+			if r.KeepAliveRequests != int64(tc.n) {
+				t.Errorf("%+v: keep-alive requests %d, want %d", tc, r.KeepAliveRequests, tc.n)
+			}
+			carried := s.carried(t)
+			if int64(len(carried)) != r.Connections || r.Connections != s.conns.Load() {
+				t.Errorf("%+v: %d connections closed, client opened %d, server accepted %d", tc, len(carried), r.Connections, s.conns.Load())
+			}
+			short, sum := 0, 0
+			for _, k := range carried {
+				sum += k
+				if k > 10 || k < 1 {
+					t.Errorf("%+v: a connection carried %d requests, want 1 to 10", tc, k)
+				}
+				if k < 10 {
+					short++
+				}
+			}
+			if sum != tc.n {
+				t.Errorf("%+v: the connections carried %d requests, want %d", tc, sum, tc.n)
+			}
+			if want := (tc.n + 9) / 10; tc.c == 1 && len(carried) != want {
+				t.Errorf("%+v: %d connections, want %d (carried %v)", tc, len(carried), want, carried)
+			}
+			if short > tc.c {
+				t.Errorf("%+v: %d connections carried fewer than 10, want at most %d", tc, short, tc.c)
+			}
+		}
+	})
+}
+
 // A server that closes keep-alive connections after K requests, as nginx's
 // keepalive_requests: the requests are re-sent, never lost or counted twice.
 func TestKeepAliveLimit(t *testing.T) {
@@ -338,6 +392,8 @@ func TestBadConfig(t *testing.T) {
 		{URL: "http://127.0.0.1/", Requests: 1, Rate: math.NaN()},
 		{URL: "http://127.0.0.1/", Requests: 1, Timeout: -1},
 		{URL: "http://127.0.0.1/", Requests: 1, Loops: -1},
+		{URL: "http://127.0.0.1/", Requests: 1, PerConn: -1, KeepAlive: true},
+		{URL: "http://127.0.0.1/", Requests: 1, PerConn: 10},
 	} {
 		err := cfg.Validate()
 		if err == nil {

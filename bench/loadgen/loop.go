@@ -71,6 +71,7 @@ type conn struct {
 	sending  bool // a send is in flight: the next waits for it
 
 	served  int           // responses read on this connection
+	given   int           // requests given to this connection, against Config.PerConn
 	begin   time.Duration // connection start
 	connDur time.Duration // establishment time, not yet given to a request
 	active  time.Duration // last send or received byte, for the timeout
@@ -278,8 +279,12 @@ func (l *loop) abort(err error) {
 // open starts connecting c. In a closed loop it takes c's first batch now,
 // so no connection opens without a request to send.
 func (l *loop) open(c *conn, now time.Duration) {
+	// Requests carried over from a connection the server ended go again on
+	// this one, and count against its PerConn.
+	c.given = c.inflight
 	if l.pace == nil && c.inflight == 0 && c.reserved == 0 {
-		k := l.cfg.Pipeline
+		k := min(l.cfg.Pipeline, l.perConnLeft(c))
+		c.given += k
 		if l.left >= 0 {
 			k = min(k, l.left)
 			l.left -= k
@@ -422,7 +427,7 @@ func (l *loop) take(c *conn, now time.Duration) int {
 	if l.left == 0 || (l.pace == nil && c.inflight > 0) {
 		return 0
 	}
-	k := l.cfg.Pipeline - c.inflight
+	k := min(l.cfg.Pipeline-c.inflight, l.perConnLeft(c))
 	if l.pace != nil {
 		k = min(k, l.pace.due(now))
 		if k > 0 && l.starved {
@@ -435,8 +440,18 @@ func (l *loop) take(c *conn, now time.Duration) int {
 		k = min(k, l.left)
 		l.left -= k
 	}
+	c.given += k
 	l.inflight += k
 	return k
+}
+
+// perConnLeft is how many more requests c may be given: Config.PerConn
+// less those it was given, or without a limit as many as can be in flight.
+func (l *loop) perConnLeft(c *conn) int {
+	if l.cfg.PerConn == 0 {
+		return maxPipeline
+	}
+	return max(l.cfg.PerConn-c.given, 0)
 }
 
 // flush gives the engine c's unsent requests in one send, unless a send is
@@ -540,6 +555,11 @@ func (l *loop) parse(c *conn, b []byte, now time.Duration) bool {
 		}
 		keep := c.p.keepAlive && l.cfg.KeepAlive
 		l.complete(c, now)
+		if l.cfg.PerConn > 0 && c.given >= l.cfg.PerConn && c.inflight == 0 {
+			// PerConn requests answered: the client closes, as a
+			// browser or a pool does, and opens another.
+			keep = false
+		}
 		if !keep {
 			l.close(c, now)
 			return false

@@ -25,6 +25,8 @@ func Mergeable(a, b *Result) error {
 		return errors.New("keep-alive in one run and not in the other")
 	case a.Pipeline != b.Pipeline:
 		return fmt.Errorf("different pipeline depths: %d and %d", a.Pipeline, b.Pipeline)
+	case a.PerConn != b.PerConn:
+		return fmt.Errorf("different requests per connection: %d and %d", a.PerConn, b.PerConn)
 	case (a.Rate > 0) != (b.Rate > 0):
 		return errors.New("one run at a set rate (open loop) and one closed loop")
 	case a.AnyLength != b.AnyLength:
@@ -69,6 +71,7 @@ func Merge(runs []*Result) (*Result, error) {
 		AnyLength:  first.AnyLength,
 		KeepAlive:  first.KeepAlive,
 		Pipeline:   first.Pipeline,
+		PerConn:    first.PerConn,
 		Engine:     first.Engine,
 		Start:      first.Start,
 		Status:     map[int]int64{},

@@ -80,6 +80,9 @@ func writeReport(w io.Writer, r *Result, ms bool) error {
 	if r.KeepAlive {
 		p("Keep-Alive requests:    %d\n", r.KeepAliveRequests)
 	}
+	if r.PerConn > 0 {
+		p("Requests per conn.:     %d, then a new connection (%d opened)\n", r.PerConn, r.Connections)
+	}
 	if r.TLS != "" {
 		p("TLS handshakes:         %d (%d resumed)\n", r.Handshakes, r.Resumed)
 		if r.EarlyData > 0 {

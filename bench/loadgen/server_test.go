@@ -35,7 +35,21 @@ type testServer struct {
 	resetAll   bool          // reset every connection once a request is in, answering nothing
 	padUntil   int64         // responses to the first padUntil requests carry a padding field
 
+	mu       sync.Mutex
+	finished []int // requests each connection answered, once it closed
+
 	wg sync.WaitGroup
+}
+
+// carried returns the requests each connection answered, once every
+// connection is closed (after the server stops).
+func (s *testServer) carried(t testing.TB) []int {
+	t.Helper()
+	s.ln.Close()
+	s.wg.Wait()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.finished
 }
 
 func newTestServer(t testing.TB, setup func(*testServer)) *testServer {
@@ -105,6 +119,11 @@ func (s *testServer) handle(c *net.TCPConn, conn int) {
 	buf := make([]byte, 0, 64<<10)
 	tmp := make([]byte, 32<<10)
 	served := 0
+	defer func() {
+		s.mu.Lock()
+		s.finished = append(s.finished, served)
+		s.mu.Unlock()
+	}()
 	var out []byte
 	for {
 		// Answer every complete request in buf, in one write, as a

@@ -27,6 +27,7 @@ type Result struct {
 	Concurrency    int
 	KeepAlive      bool
 	Pipeline       int
+	PerConn        int // Config.PerConn: 0, no limit
 	Rate           float64
 	Requests       int           // requested; 0 when run by duration
 	Engine         string        // the I/O engine the loops used

@@ -26,4 +26,5 @@ var Encoders = map[string]JSONEncoder{
 	"chi":      {"json.NewEncoder(w).Encode", "encoding/json", true, ""},
 	"hertz":    {"c.JSON", "sonic (hertz's default on amd64)", false, ""},
 	"uring":    {"json.Marshal", "encoding/json", false, "servers/internal/jsonreply"},
+	"nbio":     {"json.NewEncoder(&b).Encode", "encoding/json", true, ""},
 }

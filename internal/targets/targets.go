@@ -158,6 +158,11 @@ var All = []Target{
 		"many pipeliners, never read": "netpoll reads every connection's input into its buffers with no bound and no setting for one: requests sent and not answered take memory past the bound",
 	}).gives("CloudWeGo's HTTP framework on its own event-loop transport (netpoll): its own request types and router, middleware, HTTP/1.1 (HTTP/2 and TLS through extensions or the standard transport)"),
 	goServer("uring", 8089, nil).onURing().gives("the project's own event loop on io_uring (servers/uring) with the parser gnet uses: no library between the server and the kernel, so it owns its HTTP, routing and TLS; Linux only, and refused where a seccomp profile forbids io_uring"),
+	// nbio's TLS, its own fork of crypto/tls (lesismal/llib), drops a
+	// TLS 1.2 client that resumes a session: no TLS here.
+	guarded(goServer("nbio", 8090, map[string]Deviation{
+		"extension-method": {501, "nbhttp's parser knows nine methods and closes the connection without a word on any other; the guard answers 501 Not Implemented first"},
+	})).gives("net/http's ServeMux and handlers on an epoll event loop (lesismal/nbio's nbhttp): one poller reads every connection and runs the handlers (a task pool, when they block), so an idle connection holds no goroutine; HTTP/1.1; TLS through nbio's own fork of crypto/tls, not served here"),
 	{
 		Name: "nginx", Kind: Reference, ServerHeader: "nginx",
 		Counted: []string{"nginx"},

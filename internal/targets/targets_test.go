@@ -56,7 +56,7 @@ func TestLookup(t *testing.T) {
 		t.Errorf("Lookup(fcgi) = %+v, %v", tg, err)
 	}
 	_, err = Lookup("apache")
-	if err == nil || !strings.Contains(err.Error(), `unknown target "apache" (known: nethttp, fasthttp, fiber, gin, gnet, fcgi, echo, chi, hertz, uring, nginx, lighttpd-static, floor, floor-uring)`) {
+	if err == nil || !strings.Contains(err.Error(), `unknown target "apache" (known: nethttp, fasthttp, fiber, gin, gnet, fcgi, echo, chi, hertz, uring, nbio, nginx, lighttpd-static, floor, floor-uring)`) {
 		t.Errorf("Lookup(apache): %v", err)
 	}
 }
@@ -82,7 +82,7 @@ func TestWork(t *testing.T) {
 		e    Env
 		want string
 	}{
-		{nginx, Env{Work: page.Work{CPU: time.Microsecond}}, "nginx takes no -work-cpu or -work-wait (those that do: nethttp, fasthttp, fiber, gin, gnet, fcgi, echo, chi, hertz, uring)"},
+		{nginx, Env{Work: page.Work{CPU: time.Microsecond}}, "nginx takes no -work-cpu or -work-wait (those that do: nethttp, fasthttp, fiber, gin, gnet, fcgi, echo, chi, hertz, uring, nbio)"},
 		{nginx, Env{WaitInline: true}, "nginx takes no -work-cpu or -work-wait"},
 		{nethttp, Env{Work: wait, WaitInline: true}, "nethttp has no -work-wait-inline (those that do: gnet)"},
 		{nethttp, Env{Work: page.Work{CPU: -time.Microsecond, Wait: 11 * time.Second}}, "nethttp: -work-cpu -1µs: want 0 to 10s; -work-wait 11s: want 0 to 10s"},
@@ -139,7 +139,7 @@ func TestTLS(t *testing.T) {
 		"nethttp": {true, true, true, true}, "fasthttp": {true, false, false, false}, "fiber": {true, false, false, false},
 		"gin": {true, true, true, true}, "gnet": {}, "fcgi": {true, true, false, false},
 		"echo": {true, true, true, true}, "chi": {true, true, true, true}, "hertz": {true, false, false, false},
-		"uring": {}, "nginx": {true, true, false, false}, "lighttpd-static": {}, "floor": {}, "floor-uring": {},
+		"uring": {}, "nbio": {}, "nginx": {true, true, false, false}, "lighttpd-static": {}, "floor": {}, "floor-uring": {},
 	}
 	for _, tg := range All {
 		w, ok := want[tg.Name]

@@ -15,17 +15,17 @@ import (
 
 // flags is the command line as read, before any check.
 type flags struct {
-	n, c, pipeline, repeat int
-	streams                int
-	k, i, l, r, q, json    bool
-	spin, resume           bool
-	h2, h3, zeroRTT        bool
-	t, s, rate             float64
-	m, d, warmup, units    string
-	engine, out, startAt   string
-	headers                headers
-	urls                   []string        // every argument that is not an option
-	set                    map[string]bool // the flags given
+	n, c, pipeline, perConn, repeat int
+	streams                         int
+	k, i, l, r, q, json             bool
+	spin, resume                    bool
+	h2, h3, zeroRTT                 bool
+	t, s, rate                      float64
+	m, d, warmup, units             string
+	engine, out, startAt            string
+	headers                         headers
+	urls                            []string        // every argument that is not an option
+	set                             map[string]bool // the flags given
 }
 
 type headers []string
@@ -49,6 +49,7 @@ func newFlagSet(f *flags) *flag.FlagSet {
 	fs.BoolVar(&f.q, "q", false, "do not show progress")
 	fs.StringVar(&f.d, "d", "", "duration of the run, as wrk's -d (10s, 1m; a plain number is seconds)")
 	fs.IntVar(&f.pipeline, "pipeline", 1, "requests in flight per connection, written in one write and, without -rate, read back together (needs -k)")
+	fs.IntVar(&f.perConn, "per-conn", 0, "requests each connection carries before the client closes it and opens another, as a browser or a pool does (needs -k); 0: no limit")
 	fs.Float64Var(&f.rate, "rate", 0, "requests per second in total, open loop; latency from each intended send")
 	fs.BoolVar(&f.spin, "spin", false, "with -rate, poll instead of sleeping until a request is due: no late wake-ups, at the cost of the whole client core")
 	fs.StringVar(&f.warmup, "warmup", "", "run first and not recorded: a duration (2s) or a number of requests")
@@ -103,6 +104,7 @@ func (f flags) check(now time.Time) (*options, error) {
 		Concurrency:        f.c,
 		KeepAlive:          f.k,
 		Pipeline:           f.pipeline,
+		PerConn:            f.perConn,
 		Rate:               f.rate,
 		Spin:               f.spin,
 		Resume:             f.resume,
@@ -134,6 +136,9 @@ func (f flags) check(now time.Time) (*options, error) {
 	if f.pipeline < 1 {
 		bad("invalid pipeline depth -pipeline %d", f.pipeline)
 	}
+	if f.perConn < 0 {
+		bad("invalid requests per connection -per-conn %d", f.perConn)
+	}
 	if f.repeat < 1 {
 		bad("invalid -repeat %d", f.repeat)
 	}
@@ -151,7 +156,7 @@ func (f flags) check(now time.Time) (*options, error) {
 		if len(f.urls) == 1 && strings.HasPrefix(strings.ToLower(f.urls[0]), "http://") {
 			bad("-%s needs an https:// URL, not %q: %s", name, f.urls[0], https)
 		}
-		for _, flag := range []string{"pipeline", "engine", "spin"} {
+		for _, flag := range []string{"pipeline", "per-conn", "engine", "spin"} {
 			if f.set[flag] {
 				bad("-%s has no meaning with -%s: %s", flag, name, not[flag])
 			}
@@ -247,6 +252,7 @@ func (f flags) check(now time.Time) (*options, error) {
 // notH2 says why a flag has no meaning with -h2.
 var notH2 = map[string]string{
 	"pipeline": "HTTP/2 puts -streams requests in flight on a connection",
+	"per-conn": "this client keeps its HTTP/2 connections",
 	"engine":   "HTTP/2 runs on net/http's goroutines, not on an I/O engine of loadgen's",
 	"spin":     "its goroutines sleep until a request is due",
 }
@@ -254,6 +260,7 @@ var notH2 = map[string]string{
 // notH3 says why a flag has no meaning with -h3.
 var notH3 = map[string]string{
 	"pipeline": "HTTP/3 puts -streams requests in flight on a connection",
+	"per-conn": "this client keeps its QUIC connections",
 	"engine":   "HTTP/3 runs on quic-go's goroutines, not on an I/O engine of loadgen's",
 	"spin":     "quic-go's goroutines sleep until a request is due",
 }

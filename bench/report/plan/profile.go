@@ -3,6 +3,7 @@ package plan
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"hellobench/internal/targets"
@@ -44,7 +45,7 @@ func Allocs(quick bool, dir string) [][]string {
 	var cmds [][]string
 	for _, name := range names {
 		t, err := targets.Lookup(name)
-		if err != nil || !strings.HasPrefix(t.Package, "./servers/") { // every server is a Go package with in-memory benchmarks
+		if err != nil || !strings.HasPrefix(t.Package, "./servers/") || slices.Contains(noLoop, name) {
 			continue
 		}
 		for _, n := range runs {
@@ -56,6 +57,11 @@ func Allocs(quick bool, dir string) [][]string {
 	}
 	return cmds
 }
+
+// noLoop are the Go stacks whose loop cannot run over an in-memory
+// connection (their transports read a file descriptor): their benchmark
+// skips, so a profile of it would list no allocation.
+var noLoop = []string{"hertz", "nbio"}
 
 // InMemoryBenchmark is the in-memory keep-alive benchmark of a server
 // package: a request on a kept connection through the stack's own loop.

@@ -99,7 +99,7 @@ func agreeModes(b *strings.Builder, reps []report.Report, level string) {
 	for _, mode := range report.ModeNames() {
 		n := measuredIn(reps, mode)
 		switch {
-		case n == 0 && level != "##":
+		case n == 0 && (level != "##" || !shown(mode, n)):
 			continue
 		case n < len(reps):
 			fmt.Fprintf(b, "\n%s %s\n\nMeasured by %d of the %d invocations: no agreement to show.\n", level, modeTitles[mode], n, len(reps))

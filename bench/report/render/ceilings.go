@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"hellobench/bench"
 	"hellobench/bench/report"
 	"hellobench/internal/proc"
 	"hellobench/internal/targets"
@@ -102,29 +103,60 @@ func aaLine(rep report.Report) string {
 	return line + "\n"
 }
 
-// CeilingsPage is docs/ceilings.md's table: keep-alive on one core.
+// CeilingsPage is docs/ceilings.md's table: keep-alive on one core, and
+// beside it, where the run measured it, the CPU per request at 10 requests
+// a connection (bench.Conn10) and its ratio to nginx's.
 func CeilingsPage(rep report.Report) string {
 	var rows []report.Point
+	conn10 := false
 	for _, p := range rep.Ceilings {
 		if p.Mode == "keepalive" {
 			rows = append(rows, p)
 		}
+		conn10 = conn10 || p.Mode == string(bench.Conn10)
 	}
 	if len(rows) == 0 {
 		return ""
 	}
 	var b strings.Builder
-	b.WriteString("| server | server CPU µs/request | vs nginx | vs the floor | one core's ceiling, req/s | allocs/request (in memory) | note |\n|---|--:|--:|--:|--:|--:|---|\n")
+	b.WriteString("| server | server CPU µs/request | vs nginx | vs the floor | one core's ceiling, req/s | allocs/request (in memory) |")
+	if conn10 {
+		b.WriteString(" 10 a connection: CPU µs/request, vs nginx |")
+	}
+	b.WriteString(" note |\n|---|--:|--:|--:|--:|--:|")
+	if conn10 {
+		b.WriteString("--:|")
+	}
+	b.WriteString("---|\n")
 	for _, p := range rows {
 		allocs := "–"
 		if m, ok := memory(rep, p.Server, "BenchmarkServeKeepAlive"); ok {
 			allocs = median(m.AllocsOp, 0)
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", p.Server, spread(p.CPU, 2), versus(p.CPUVsNginx),
-			versus(p.CPUVsFloor), median(p.Implied, 0), allocs, Note(p))
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |", p.Server, spread(p.CPU, 2), versus(p.CPUVsNginx),
+			versus(p.CPUVsFloor), median(p.Implied, 0), allocs)
+		if conn10 {
+			fmt.Fprintf(&b, " %s |", conn10Cell(rep, p.Server))
+		}
+		fmt.Fprintf(&b, " %s |\n", Note(p))
 	}
 	b.WriteString("\n" + source(rep, report.CeilingsSection) + "\n")
 	return b.String()
+}
+
+// conn10Cell is server's CPU per request at 10 requests a connection and
+// its ratio to nginx's, labelled where the server was never saturated (a
+// row that is not a ceiling) or "–" where the run has no such row.
+func conn10Cell(rep report.Report, server string) string {
+	p, ok := report.Find(rep.Ceilings, server, string(bench.Conn10))
+	if !ok || p.CPU.N == 0 {
+		return "–"
+	}
+	cell := spread(p.CPU, 2) + ", " + versus(p.CPUVsNginx)
+	if n := Note(p); n != "" {
+		cell += " (" + n + ")"
+	}
+	return cell
 }
 
 // versusSaturated is versus for a ratio taken over the saturated rounds
@@ -178,6 +210,9 @@ func CeilingTables(rep report.Report) string {
 			if p.Mode == mode {
 				rows = append(rows, p)
 			}
+		}
+		if !shown(mode, len(rows)) {
+			continue
 		}
 		fmt.Fprintf(&b, "### %s\n\n", modeTitles[mode])
 		if len(rows) == 0 {

@@ -89,6 +89,8 @@ func modeTitle(p report.Point) string {
 		return fmt.Sprintf("a new connection per request, %d at a time", p.Conns)
 	case bench.Pipeline:
 		return fmt.Sprintf("pipelined, %d requests in flight on each of %d connections", bench.PipelineDepth, p.Conns)
+	case bench.Conn10:
+		return fmt.Sprintf("%d requests a connection, then a new one, %d connections at a time", bench.ConnRequests, p.Conns)
 	}
 	return fmt.Sprintf("%s, %d connections", p.Mode, p.Conns)
 }

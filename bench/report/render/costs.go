@@ -225,6 +225,7 @@ func CostsInMemory(rep report.Report) string {
 // why not, so that a table without their rows says so.
 var whyNoLoop = map[string]string{
 	"hertz": "netpoll serves only a listener with a file descriptor, so hertz's loop cannot run over a fake connection (servers/hertz/bench_test.go)",
+	"nbio":  "nbio's poller reads each connection's socket through its file descriptor (nbio.NBConn takes a TCP, Unix or UDP connection), so nbio's loop cannot run over a fake connection (servers/nbio/bench_test.go)",
 	"fcgi":  "its in-memory benchmarks run the application's side of the FastCGI hop alone, without lighttpd, which is not a loop answering HTTP",
 }
 

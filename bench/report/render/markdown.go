@@ -18,7 +18,17 @@ var modeTitles = map[string]string{
 	"close":     "A new connection per request, 50 at a time (ab's default)",
 	"pipeline":  "Pipelined, 16 requests in flight on each of 50 connections",
 	"json":      "JSON: keep-alive to /json, 50 connections (nginx answers a fixed string)",
+	"conn10":    "10 requests a connection, then a new one, 50 connections at a time (as browsers and pooled clients)",
 }
+
+// lateModes are the modes added after results were recorded without
+// them: a page shows one only where a run measured it, so that the pages
+// of the runs before stay as they were.
+var lateModes = map[string]bool{"conn10": true}
+
+// shown says whether a page lists mode, measured or not, for runs that
+// measured it in n of their invocations.
+func shown(mode string, n int) bool { return n > 0 || !lateModes[mode] }
 
 // A Part is one titled section of REPORT.md: the bench sections its
 // figures come from (keys of Report.Sections; it was measured if any of

@@ -46,7 +46,7 @@ func isRef(s string) bool {
 // API a reader's code would be written against.
 var handlers = map[string]string{
 	"nethttp": "net/http", "chi": "net/http", "fcgi": "net/http",
-	"gin": "gin", "echo": "echo", "fasthttp": "fasthttp", "fiber": "fiber", "hertz": "hertz",
+	"gin": "gin", "echo": "echo", "fasthttp": "fasthttp", "fiber": "fiber", "hertz": "hertz", "nbio": "net/http",
 	"gnet": "own HTTP", "uring": "own HTTP", "floor": "no parser", "floor-uring": "no parser", "nginx": "C",
 }
 

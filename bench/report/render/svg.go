@@ -32,15 +32,15 @@ const (
 
 // colour and shape give each target in order() its colour and marker in
 // every chart. The servers take Okabe and Ito's colour-blind-safe set, then
-// four of Tol's; the references take black, yellow (the faintest on
+// five of Tol's; the references take black, yellow (the faintest on
 // white), grey and dark brown, after the servers however many there are.
 var (
-	serverColours    = []string{"#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#882255", "#44AA99", "#332288", "#117733"}
+	serverColours    = []string{"#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#882255", "#44AA99", "#332288", "#117733", "#999933"}
 	referenceColours = []string{"#000000", "#F0E442", "#999999", "#661100"}
 	shapes           = [][]float64{nil, ringShape(4, 45, 1.2), ringShape(3, -90, 1.35), ringShape(4, 0, 1.35),
 		ringShape(3, 90, 1.35), ringShape(10, -90, 1.45, 0.6), plusShape(0), plusShape(45), ringShape(3, 0, 1.35),
 		ringShape(5, -90, 1.3), ringShape(6, 0, 1.3), ringShape(8, -90, 1.45, 0.55), ringShape(7, -90, 1.4),
-		ringShape(4, 0, 1.5, 0.45)}
+		ringShape(4, 0, 1.5, 0.45), ringShape(5, 90, 1.3)}
 )
 
 // colour is the colour of the target at rank i.

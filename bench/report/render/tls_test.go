@@ -24,7 +24,7 @@ func TestTLSCosts(t *testing.T) {
 		"| nethttp | wrk | 30.00 (28.00–32.00) | 2.00 (2.00–2.00) [range of 3] | 1.20 | – |",
 		"| nginx/aa |",
 		"never saturated: no ceiling (client-bound)",
-		"Not measured, having no TLS (the target table): gnet, uring.",
+		"Not measured, having no TLS (the target table): gnet, uring, nbio.",
 		"_`make bench-tls`, 2026-12-02 10:00 UTC, 3 blocks, on Test CPU",
 	} {
 		if !strings.Contains(got, want) {

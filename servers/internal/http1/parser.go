@@ -1,7 +1,8 @@
 // Package http1 is an incremental HTTP/1.1 request parser (RFC 9112), the
 // one the gnet and uring servers bring since neither gnet nor io_uring has
-// HTTP, and the one hertz's guard checks requests with before hertz reads
-// them; and the response writer gnet and uring answer with (response.go).
+// HTTP, and the one hertz's and nbio's guards check requests with before
+// their stacks read them; and the response writer gnet and uring answer
+// with (response.go).
 // It knows nothing of any of them: it reads any byte stream that the caller
 // buffers, and returns how many leading bytes it is done with. It validates
 // the request line, header names and values, Host, Content-Length,

@@ -115,6 +115,13 @@ func Served(t *testing.T, server, want, ctype string, newServer func(bare bool) 
 // answer), other methods 405 with Allow, and near paths 404.
 func Answers(t *testing.T, addr, server, ctype string) {
 	t.Helper()
+	AnswersWith(t, addr, server, ctype, page.JSON)
+}
+
+// AnswersWith is Answers for a server whose encoder sends json, not
+// page.JSON: json.Encoder's, with its newline.
+func AnswersWith(t *testing.T, addr, server, ctype string, json []byte) {
+	t.Helper()
 	c, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
@@ -136,7 +143,7 @@ func Answers(t *testing.T, addr, server, ctype string) {
 	for _, target := range []string{page.JSONPath, page.JSONPath + "?a=1"} {
 		for _, method := range []string{"GET", "HEAD"} {
 			status, h, body := ask(method, target)
-			want := string(page.JSON)
+			want := string(json)
 			if method == "HEAD" {
 				want = ""
 			}
@@ -145,7 +152,7 @@ func Answers(t *testing.T, addr, server, ctype string) {
 			}
 			for _, f := range []struct{ name, want string }{
 				{"Content-Type", ctype},
-				{"Content-Length", strconv.Itoa(page.JSONSize)},
+				{"Content-Length", strconv.Itoa(len(json))},
 				{"Server", server},
 			} {
 				if v := h[f.name]; len(v) != 1 || v[0] != f.want {
