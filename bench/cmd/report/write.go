@@ -40,7 +40,8 @@ var reportParts = []render.Part{
 // write writes results.json, REPORT.md and the charts into dir; a chart
 // with no data is not written, and an old one is removed.
 func write(dir string, rep report.Report) error {
-	j, err := json.MarshalIndent(rep, "", "  ")
+	// Compact: results/ is kept small, and a tool reads it as well.
+	j, err := json.Marshal(rep)
 	if err != nil {
 		return err
 	}

@@ -65,6 +65,9 @@ func (s *svg) ceilingPanel(rows []report.Point, xs axis, ticks []float64, top fl
 	for k, p := range rows {
 		f := *p.CPUVsNginx
 		v := spread(f, 2) + fewBlocks(f)
+		if f.N == 1 {
+			v += " [1 block]" // no interval, nor a range, to draw
+		}
 		if f.N > 1 && f.Straddles(1) {
 			v += " ≈ nginx"
 		}

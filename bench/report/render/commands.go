@@ -23,6 +23,8 @@ var runs = map[string][2]string{
 	report.AtLoadSection:       {"make bench-load", "PART=at-load"},
 	report.CapacitySection:     {"make bench-load", "PART=capacity"},
 	report.WhySection:          {"make bench-load", "PART=why"},
+	report.ProfileSection:      {"make bench-profile", ""},
+	report.TraceSection:        {"make bench-profile", ""},
 	report.ReadinessSection:    {"make bench-readiness", ""},
 	report.TLSSection:          {"make bench-tls", ""},
 	report.TLSKeepAliveSection: {"make bench-tls", "PART=keepalive"},

@@ -124,11 +124,18 @@ func pickRatioCell(p report.Point) string {
 	}
 	r := *p.CPUVsNginx
 	cell := fmt.Sprintf("%s× (%s–%s)", num(r.Median, 2), num(r.Lo, 2), num(r.Hi, 2))
-	if hw, target := r.HalfWidth(), ratioTarget(r.Median); hw > target {
+	switch hw, target := r.HalfWidth(), ratioTarget(r.Median); {
+	case r.N < minKept:
+		cell += fmt.Sprintf(", **unresolved**: %s kept, too few for an interval (the range shown)", plural(r.N, "block"))
+	case hw > target:
 		cell += fmt.Sprintf(", **unresolved**: ±%s %% on %s, target ±%s %%", num(100*hw, 1), plural(r.N, "block"), num(100*target, 1))
 	}
 	return cell
 }
+
+// minKept is the fewest kept blocks whose order statistics give a 95 %
+// interval of the median; with fewer, the parentheses are the range.
+const minKept = 6
 
 // or is a, or b when a is empty.
 func or(a, b string) string {
@@ -253,7 +260,7 @@ func httpsCell(run report.Report, t targets.Target, plain report.Point) string {
 	}
 	adds, worth := "–", "–"
 	if ka != nil && plain.CPU.N > 0 {
-		adds = fmt.Sprintf("+%s %%", num(100*(ka.CPU.Median/plain.CPU.Median-1), 0))
+		adds = fmt.Sprintf("%+.0f %%", 100*(ka.CPU.Median/plain.CPU.Median-1))
 	}
 	if ka != nil && full != nil {
 		worth = fmt.Sprintf("%s requests", num(full.CPU.Median/ka.CPU.Median, 1))
@@ -421,17 +428,28 @@ func PickShortfalls(run report.Report) []string {
 		}
 		r := *p.CPUVsNginx
 		hw, target := r.HalfWidth(), ratioTarget(r.Median)
-		if hw <= target {
+		var need int
+		switch {
+		case r.N < minKept:
+			// Too few kept for an interval: the blocks that would keep
+			// minKept at this run's rate of keeping them.
+			need = int(math.Ceil(float64(blocks) * minKept / float64(max(r.N, 1))))
+		case hw > target:
+			// An interval narrows as the square root of the blocks kept.
+			need = int(math.Ceil(float64(blocks) * (hw / target) * (hw / target)))
+		default:
 			continue
 		}
-		// An interval narrows as the square root of the blocks kept.
-		need := int(math.Ceil(float64(blocks) * (hw / target) * (hw / target)))
 		more := ""
 		if perBlock > 0 {
 			more = fmt.Sprintf(", about %s minutes more", num(math.Ceil(float64(need-blocks)*perBlock/60), 0))
 		}
-		lines = append(lines, fmt.Sprintf("%s: ratio to nginx ±%s %% on %d of %d blocks kept, target ±%s %%: about %d blocks (-blocks %d)%s",
-			p.Server, num(100*hw, 1), r.N, blocks, num(100*target, 1), need, need, more))
+		width := "±" + num(100*hw, 1) + " %"
+		if r.N < minKept {
+			width = "no interval"
+		}
+		lines = append(lines, fmt.Sprintf("%s: ratio to nginx %s on %d of %d blocks kept, target ±%s %%: about %d blocks (-pick-blocks %d)%s",
+			p.Server, width, r.N, blocks, num(100*target, 1), need, need, more))
 	}
 	return lines
 }

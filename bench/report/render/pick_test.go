@@ -1,6 +1,7 @@
 package render
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -31,8 +32,8 @@ func pickRun(t *testing.T, m report.Machine) report.Report {
 	return report.Report{
 		Sections: map[string]report.Section{report.PickSection: {Date: "2026-12-08 01:00 UTC", Rounds: 26, Rate: 10000, Idle: 10000, Took: 1800, Machine: m}},
 		Ceilings: []report.Point{
-			ka("nethttp", 11.05, ptr(fig(1.90, 1.91, 1.92))), ka("gnet", 5.3, ptr(fig(0.92, 0.92, 0.93))),
-			ka("nginx", 5.75, nil), ka("nginx/aa", 5.75, ptr(fig(0.99, 1.0, 1.01)))},
+			ka("nethttp", 11.05, ptr(fig(1.90, 1.90, 1.91, 1.91, 1.91, 1.92, 1.92))), ka("gnet", 5.3, ptr(fig(0.92, 0.92, 0.92, 0.92, 0.93, 0.93, 0.93))),
+			ka("nginx", 5.75, nil), ka("nginx/aa", 5.75, ptr(fig(0.99, 0.995, 1.0, 1.0, 1.0, 1.005, 1.01)))},
 		Load:     []report.Lat{at("nethttp", 26.1), at("gnet", 20.8), at("nginx", 14.2)},
 		Capacity: []report.Capacity{{Server: "nethttp", SLO: 5000, Rate: fig(40000, 40000)}, {Server: "gnet", SLO: 5000, Rate: fig(0, 0)}, {Server: "nginx", SLO: 5000, Rate: fig(139213, 139213)}},
 		Idle:     []report.Idle{{Server: "nethttp", Conns: 10000, PerConn: fig(20464)}, {Server: "gnet", Conns: 10000, PerConn: fig(890)}, {Server: "nginx", Conns: 10000, PerConn: fig(526)}},
@@ -95,24 +96,35 @@ func TestPickOneRun(t *testing.T) {
 	}
 }
 
-// TestPickUnresolved checks a ratio wider than its target: the cell
-// says so, and the command's closing lines say how many blocks would
-// resolve it and how long they would take.
+// TestPickUnresolved checks a ratio wider than its target, and one on
+// too few kept blocks for an interval: each cell says so, and the
+// command's closing lines say how many blocks would resolve it and how
+// long they would take.
 func TestPickUnresolved(t *testing.T) {
 	rep := pickReport(t)
-	wide := bench.FigureOf([]float64{1.80, 1.91, 2.02})
-	rep.Pick.Ceilings[0].CPUVsNginx = &wide
+	wide := bench.FigureOf([]float64{1.80, 1.85, 1.88, 1.90, 1.91, 1.93, 1.96, 2.02})
+	few := bench.FigureOf([]float64{0.90, 0.92, 0.95})
+	rep.Pick.Ceilings[0].CPUVsNginx, rep.Pick.Ceilings[1].CPUVsNginx = &wide, &few
 	s := rep.Pick.Sections[report.PickSection]
 	s.Commands = []string{"go test -run '^$' -bench Ceiling -benchtime 1x ./bench -args -block 0", "go test -run '^$' -bench '^BenchmarkLoad$' ./bench"}
 	s.Durations = []float64{26 * 12, 100}
 	rep.Pick.Sections[report.PickSection] = s
-	if got := PickShort(rep); !strings.Contains(got, "| 1.91× (1.80–2.02), **unresolved**: ±5.8 % on 3 blocks, target ±2.5 % |") {
-		t.Errorf("the unresolved cell:\n%s", got)
+	got := PickShort(rep)
+	for _, want := range []string{
+		"| 1.90× (1.80–2.02), **unresolved**: ±6.0 % on 8 blocks, target ±2.5 % |",
+		"| 0.92× (0.90–0.95), **unresolved**: 3 blocks kept, too few for an interval (the range shown) |",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("no %q in:\n%s", want, got)
+		}
 	}
 	lines := PickShortfalls(*rep.Pick)
-	want := "nethttp: ratio to nginx ±5.8 % on 3 of 26 blocks kept, target ±2.5 %: about 138 blocks (-blocks 138), about 23 minutes more"
-	if len(lines) != 1 || lines[0] != want {
-		t.Errorf("shortfalls %q, want [%q]", lines, want)
+	want := []string{
+		"nethttp: ratio to nginx ±6.0 % on 8 of 26 blocks kept, target ±2.5 %: about 152 blocks (-pick-blocks 152), about 26 minutes more",
+		"gnet: ratio to nginx no interval on 3 of 26 blocks kept, target ±2.5 %: about 52 blocks (-pick-blocks 52), about 6 minutes more",
+	}
+	if !slices.Equal(lines, want) {
+		t.Errorf("shortfalls:\n%q\nwant\n%q", lines, want)
 	}
 }
 
