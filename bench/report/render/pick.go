@@ -481,13 +481,3 @@ func runHost(rep report.Report, s report.Section) string {
 	}
 	return ", on " + m.CPU
 }
-
-// jsonLine says in a sentence what the JSON endpoint changes in the
-// table, where the run measured it.
-func jsonLine(rep report.Report) string {
-	names := jsonServers(rep)
-	if len(names) == 0 {
-		return ""
-	}
-	return "JSON (`/json`, each stack's own encoder): " + jsonOrder(rep, names) + "\n\n"
-}

@@ -12,8 +12,10 @@ import (
 
 func TestAcquire(t *testing.T) {
 	l := &Limit{name: "test", max: 2}
-	if !l.Acquire() || !l.Acquire() {
-		t.Fatal("Acquire refused below the maximum")
+	for i := range 2 {
+		if !l.Acquire() {
+			t.Fatalf("Acquire refused connection %d, below the maximum", i+1)
+		}
 	}
 	if l.Acquire() {
 		t.Fatal("Acquire took a third connection, maximum 2")
