@@ -402,6 +402,26 @@ func replay(ctx context.Context, srv *net.UDPAddr, flight [][]byte) (int64, erro
 // the server only echoes it.
 func captureInitials(t *testing.T, cfg *tls.Config, n int) [][][]byte {
 	t.Helper()
+	// On a loaded machine a late goroutine lets a probe into more flights'
+	// windows than the spare attempts cover: capture again, up to three
+	// times, rather than fail on the harness's own shortfall.
+	for try := 1; ; try++ {
+		flights, whole := captureOnce(t, cfg, n)
+		if len(flights) >= n {
+			t.Logf("captured %d Initial flights of %d datagrams (the first: %d bytes)", n, whole, len(flights[0][0]))
+			return flights
+		}
+		if try == 3 {
+			t.Fatalf("captured the whole first flights of %d connection attempts, want %d (three tries)", len(flights), n)
+		}
+		t.Logf("captured the whole first flights of %d connection attempts, want %d: capturing again", len(flights), n)
+	}
+}
+
+// captureOnce is one capture of captureInitials: the whole first flights
+// of up to n attempts, and how many datagrams a whole flight has.
+func captureOnce(t *testing.T, cfg *tls.Config, n int) ([][][]byte, int) {
+	t.Helper()
 	sock, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
 	if err != nil {
 		t.Fatal(err)
@@ -471,11 +491,7 @@ func captureInitials(t *testing.T, cfg *tls.Config, n int) [][][]byte {
 			flights = append(flights, f)
 		}
 	}
-	if len(flights) < n {
-		t.Fatalf("captured the whole first flights of %d connection attempts, want %d", len(flights), n)
-	}
-	t.Logf("captured %d Initial flights of %d datagrams (the first: %d bytes)", n, whole, len(flights[0][0]))
-	return flights
+	return flights, whole
 }
 
 // A recorder is the socket quic-go's client writes to in captureInitials:
