@@ -160,20 +160,20 @@ var parts = []part{
 	{flag: "profile", section: report.ProfileSection, file: report.ProfileSection + ".txt", count: "rounds", ceilings: true,
 		usage: "record each server's CPU profile saturated and at a quarter of its ceiling, and each Go stack's allocations by site, into profile.txt and profiles/ first",
 		plan: func(o *options, c string) (int, [][]string, error) {
-			dir, err := filepath.Abs(filepath.Join(o.out, report.ProfileDir))
+			dir, err := rootPath(o, report.ProfileDir)
 			if err != nil {
 				return 0, nil, err
 			}
-			return 1, plan.Profile(o.quick, c, dir), os.MkdirAll(dir, 0o755)
+			return 1, plan.Profile(o.quick, c, dir), os.MkdirAll(filepath.Join(o.out, report.ProfileDir), 0o755)
 		}},
 	{flag: "trace", section: report.TraceSection, file: report.TraceSection + ".txt", count: "rounds",
 		usage: "trace the system calls of a few keep-alive requests on nethttp, fasthttp, gnet and uring into trace.txt and traces/ first",
 		plan: func(o *options, _ string) (int, [][]string, error) {
-			dir, err := filepath.Abs(filepath.Join(o.out, report.TraceDir))
+			dir, err := rootPath(o, report.TraceDir)
 			if err != nil {
 				return 0, nil, err
 			}
-			return 1, plan.Trace(dir), os.MkdirAll(dir, 0o755)
+			return 1, plan.Trace(dir), os.MkdirAll(filepath.Join(o.out, report.TraceDir), 0o755)
 		}},
 	{flag: "latency", section: report.LatencySection, file: "latency.txt", count: "latency-rounds", ceilings: true,
 		usage: "run the servers at fixed rates into latency.txt first, their HdrHistogram logs into latency/",
@@ -263,6 +263,22 @@ func fileHost(o *options, ok bool) error {
 	}
 	log.Printf("filed under %s", filepath.Join(into, "hosts", key))
 	return nil
+}
+
+// rootPath is the directory name in -out as the commands a part runs from
+// the module root should name it: relative to the root, so that the
+// commands recorded name no directory of this machine; absolute only
+// when -out lies outside the module (a smoke run's temporary directory).
+func rootPath(o *options, name string) (string, error) {
+	abs, err := filepath.Abs(filepath.Join(o.out, name))
+	if err != nil {
+		return "", err
+	}
+	rel, err := filepath.Rel(o.root, abs)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+		return abs, nil
+	}
+	return rel, nil
 }
 
 // latencyLogs is where -latency's HdrHistogram logs go, and where they are

@@ -11,13 +11,13 @@ import (
 
 // Profile are bin/report -profile's commands: every server's CPU profile
 // saturated and at a quarter of its keep-alive ceiling (BenchmarkProfile),
-// in one pass, the folded stacks into dir (an absolute path: the
-// benchmark runs in bench/); then each Go stack's allocations per
+// in one pass, the folded stacks into dir (relative to the module root,
+// where go test runs, or absolute); then each Go stack's allocations per
 // request (Allocs). One pass, not rounds: a profile's resolution is its
 // samples', and a second pass would be a second profile, not a narrower
 // one. -quick profiles two servers for a third of a second each.
 func Profile(quick bool, ceilings, dir string) [][]string {
-	args := []string{"-bench", "^BenchmarkProfile$", "-benchtime", "1x", "-timeout", "0", "./bench", "-args", "-ceilings", ceilings, "-profile-dir", dir}
+	args := []string{"-bench", "^BenchmarkProfile$", "-benchtime", "1x", "-timeout", "0", "./bench", "-args", "-ceilings", ceilings, "-profile-dir", inBench(dir)}
 	if quick {
 		args = append(args, "-profile-servers", quickServers(ceilings), "-profile-for", "300ms")
 	}
@@ -80,5 +80,14 @@ func AllocFile(name string, n int) string { return fmt.Sprintf("%s_alloc_%d.ppro
 // while strace records their system calls (BenchmarkTrace), the traces
 // into dir (an absolute path). It is one short run, quick or not.
 func Trace(dir string) [][]string {
-	return [][]string{GoTest("-bench", "^BenchmarkTrace$", "-benchtime", "1x", "-timeout", "0", "./bench", "-args", "-trace-dir", dir)}
+	return [][]string{GoTest("-bench", "^BenchmarkTrace$", "-benchtime", "1x", "-timeout", "0", "./bench", "-args", "-trace-dir", inBench(dir))}
+}
+
+// inBench is dir, relative to the module root, as the test binary of
+// ./bench sees it: go test runs it in bench/. An absolute dir is itself.
+func inBench(dir string) string {
+	if filepath.IsAbs(dir) {
+		return dir
+	}
+	return filepath.Join("..", dir)
 }

@@ -39,3 +39,20 @@ func TestTraceCommand(t *testing.T) {
 		t.Errorf("the trace's commands: %q", cmds)
 	}
 }
+
+// TestProfileRelative checks a directory named from the module root: the
+// profile's benchmark, which runs in bench/, finds it one level up, and
+// the allocation runs, whose profiles go test writes from the root, name
+// it as it is; no command names a directory of this machine.
+func TestProfileRelative(t *testing.T) {
+	cmds := Profile(false, "nethttp=50000", "results/profiles")
+	if got := strings.Join(cmds[0], " "); !strings.HasSuffix(got, "-profile-dir ../results/profiles") {
+		t.Errorf("the profile's command: %s", got)
+	}
+	if got := strings.Join(cmds[1], " "); !strings.Contains(got, "-memprofile results/profiles/nethttp_alloc_2000.pprof ") {
+		t.Errorf("the first allocation run: %s", got)
+	}
+	if got := strings.Join(Trace("results/traces")[0], " "); !strings.HasSuffix(got, "-trace-dir ../results/traces") {
+		t.Errorf("the trace's command: %s", got)
+	}
+}
