@@ -24,7 +24,7 @@ func TestCheck(t *testing.T) {
 		want string // the lines of the error; "" none
 	}{
 		{"", ""},
-		{"-run -quick -out /tmp/x", ""},
+		{"-run -quick -out scratch", ""},
 		{"-rounds 0 -for 0s -conn-rate -1", "-rounds must be positive, not 0\n-for must be positive, not 0s\n-conn-rate must be positive, not -1"},
 		{"-tls-keepalive-kept -1 -tls-handshake-most 3", "-tls-keepalive-kept must not be negative, not -1\n-tls-handshake-most (3) must not be below -tls-handshake-blocks (12)"},
 		{"-docs -quick", "-docs takes a full run's figures, not -quick's"},
@@ -114,7 +114,7 @@ func TestMakeFlags(t *testing.T) {
 	if !*o.want["scale"] || o.cores != "1,2,4" || o.n != 100000 || o.docs || o.out != "results" {
 		t.Errorf("make bench-scale: -scale %v -cores %q -n %d -docs %v -out %q", *o.want["scale"], o.cores, o.n, o.docs, o.out)
 	}
-	o, err = parsed("-make", "bench-quick", "-again=", "-part=", "-out", "/tmp/q")
+	o, err = parsed("-make", "bench-quick", "-again=", "-part=", "-out", "scratch")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +123,7 @@ func TestMakeFlags(t *testing.T) {
 			t.Errorf("make bench-quick: no -%s", f)
 		}
 	}
-	if !o.quick || o.docs || o.out != "/tmp/q" {
+	if !o.quick || o.docs || o.out != "scratch" {
 		t.Errorf("make bench-quick: -quick %v -docs %v -out %q", o.quick, o.docs, o.out)
 	}
 }
